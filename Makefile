@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+# dm-raid456: out-of-tree build, tests and helpers.  See README.
+#
+#   make                  module for the newest kernel with headers
+#   make KVER=<release>   module for that kernel (build/<release>/)
+#   make all-kernels      module for every installed kernel with headers
+#   make sparse           sparse (C=2) over the code for every kernel
+#   make unit             userspace unit tests
+#   make check            everything: setup, builds, unit and VM tests
+#   make demo             build, boot, create an array and show it working
+#   make bench            benchmarks in the VM
+#   make install          install into /lib/modules/$(KVER)/updates
+
+KVER ?= $(shell scripts/kernels newest)
+KERNELS = $(shell scripts/kernels)
+KO = build/$(KVER)/dm-raid456.ko
+DESTDIR ?=
+
+.PHONY: module all-kernels sparse unit check demo bench install clean setup
+
+module:
+	@[ -n "$(KVER)" ] || { echo "no kernel headers: run scripts/setup" >&2; exit 1; }
+	scripts/build-module $(KVER) W=1
+
+all-kernels:
+	@for k in $(KERNELS); do scripts/build-module $$k W=1 || exit 1; done
+
+sparse:
+	@for k in $(KERNELS); do scripts/build-module $$k C=2 || exit 1; done
+
+unit:
+	$(MAKE) -C tests/unit
+
+setup:
+	scripts/setup
+
+check:
+	scripts/check
+
+demo:
+	scripts/demo
+
+bench:
+	scripts/bench
+
+install:
+	@[ -f $(KO) ] || $(MAKE) module KVER=$(KVER)
+	install -D -m 644 $(KO) $(DESTDIR)/lib/modules/$(KVER)/updates/dm-raid456.ko
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+clean:
+	rm -rf build
+	$(MAKE) -C tests/unit clean

@@ -1,0 +1,66 @@
+# Helpers shared by the in-guest tests.  Source it; never run it.
+# shellcheck shell=bash
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+KREL=${KREL:-$(uname -r)}
+export DM_DISABLE_UDEV=1
+PARCHECK=$TOP/build/tests/parity-check
+
+die() {
+	echo "FAILED: $*" >&2
+	exit 1
+}
+
+# Mount a writable overlay over /lib/modules/<rel> and "make install" the
+# module into it, so that modprobe (and dm's request_module) find it.
+setup_module_overlay() {
+	local lm=/lib/modules/$KREL
+	if ! grep -q " $lm overlay " /proc/mounts; then
+		modprobe overlay || return 1
+		mkdir -p /run/modov/upper /run/modov/work
+		mount -t overlay overlay \
+			-o "lowerdir=$lm,upperdir=/run/modov/upper,workdir=/run/modov/work" \
+			"$lm" || return 1
+	fi
+	make -s -C "$TOP" install KVER="$KREL" >/dev/null || return 1
+}
+
+# Load the freshly built module (its dependencies through modprobe).
+load_module() {
+	local ko=$TOP/build/$KREL/dm-raid456.ko d
+	grep -q '^dm_raid456 ' /proc/modules && return 0
+	for d in $(modinfo -F depends "$ko" | tr , ' '); do
+		modprobe "$d" || die "modprobe $d failed"
+	done
+	insmod "$ko" || die "insmod $ko failed"
+}
+
+# expect_fail <what> <command...>: the command must fail.
+expect_fail() {
+	local what=$1
+	shift
+	if "$@" >/tmp/expect_fail.out 2>&1; then
+		cat /tmp/expect_fail.out >&2
+		die "$what: succeeded but should have failed"
+	fi
+}
+
+# Ramdisks: brd with N disks of SIZE MiB each (/dev/ram0..).
+make_ramdisks() {
+	local n=$1 mib=$2
+	rmmod brd 2>/dev/null
+	modprobe brd rd_nr="$n" rd_size=$((mib * 1024)) max_part=0 ||
+		die "modprobe brd failed"
+}
+
+# Remove every dm device and md array, unload brd (best effort).
+cleanup_all() {
+	local d
+	for d in /dev/md[0-9]*; do
+		[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
+	done
+	dmsetup remove_all --force >/dev/null 2>&1
+	rmmod brd 2>/dev/null
+	losetup -D 2>/dev/null
+	true
+}
