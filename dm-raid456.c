@@ -1,25 +1,662 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dm-raid456: the device-mapper target "raid45".
+ * dm-raid456: the device-mapper target "raid45" (RAID4/5/6).
+ *
+ * A thin layer over the md-style core in md-compat/ and raid5/: it parses
+ * the table (see the interface spec), builds an array, maps bios, prints
+ * status and table, takes messages and handles suspend/resume.
  */
 #include <linux/module.h>
 #include <linux/device-mapper.h>
+#include <linux/dm-dirty-log.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include "r45_array.h"
+#include "r45_compat.h"
 
 #define DM_MSG_PREFIX "raid45"
 
+enum r45_sync_word { R45_SYNC_DEFAULT = -1, R45_NOSYNC = 0, R45_SYNC = 1 };
+
+struct raid45 {
+	struct dm_target *ti;
+	struct r45_array *array;
+	struct dm_dirty_log *log;
+	bool disk_log;
+	int log_sync;			/* sync word given to the log */
+	u32 region_size;
+
+	struct r45_geom geom;
+	unsigned int stripes;
+	unsigned int io_size;
+	unsigned int recover_io_size;
+	unsigned int bandwidth;
+	int recovery_sync;		/* raid param 6 */
+	unsigned int recovery_stripes;
+	int dev_to_init;
+	bool statistics;
+	bool overwrite;
+
+	unsigned int nr_devs;
+	struct dm_dev *devs[R45_MAX_DISKS];
+	sector_t offsets[R45_MAX_DISKS];
+};
+
+/* ---- table parsing ---- */
+
+static int parse_sync_word(const char *w)
+{
+	if (!strcasecmp(w, "sync"))
+		return R45_SYNC;
+	if (!strcasecmp(w, "nosync"))
+		return R45_NOSYNC;
+	return -EINVAL;
+}
+
+/* Read "-1" (default) or a number in [min, max]. */
+static int read_param(struct dm_arg_set *as, unsigned int min,
+		      unsigned int max, unsigned int def, unsigned int *out,
+		      char **error, char *msg)
+{
+	struct dm_arg arg = { .min = min, .max = max, .error = msg };
+
+	if (!as->argc) {
+		*error = msg;
+		return -EINVAL;
+	}
+	if (!strcmp(as->argv[0], "-1")) {
+		dm_consume_args(as, 1);
+		*out = def;
+		return 0;
+	}
+	return dm_read_arg(&arg, as, out, error);
+}
+
+static int parse_log(struct raid45 *rs, struct dm_arg_set *as,
+		     const char **log_type, unsigned int *log_argc,
+		     char ***log_argv, char **error)
+{
+	static const struct dm_arg core_args = {1, 2, "Invalid number of core log parameters"};
+	static const struct dm_arg disk_args = {2, 3, "Invalid number of disk log parameters"};
+	unsigned int n, rsz_idx;
+	const char *type = dm_shift_arg(as);
+	int r;
+
+	if (!type) {
+		*error = "Missing log type";
+		return -EINVAL;
+	}
+	if (!strcmp(type, "core")) {
+		r = dm_read_arg(&core_args, as, &n, error);
+		rsz_idx = 0;
+	} else if (!strcmp(type, "disk")) {
+		r = dm_read_arg(&disk_args, as, &n, error);
+		rsz_idx = 1;
+		rs->disk_log = true;
+	} else {
+		*error = "Invalid log type (must be core or disk)";
+		return -EINVAL;
+	}
+	if (r)
+		return r;
+	if (as->argc < n) {
+		*error = "Too few log parameters";
+		return -EINVAL;
+	}
+	if (kstrtou32(as->argv[rsz_idx], 10, &rs->region_size) ||
+	    !is_power_of_2(rs->region_size) || rs->region_size < 8) {
+		*error = "Invalid region size (must be a power of two >= 8)";
+		return -EINVAL;
+	}
+	rs->log_sync = R45_SYNC_DEFAULT;
+	if (n == rsz_idx + 2) {
+		rs->log_sync = parse_sync_word(as->argv[rsz_idx + 1]);
+		if (rs->log_sync < 0) {
+			*error = "Invalid log sync argument (must be sync or nosync)";
+			return -EINVAL;
+		}
+	}
+	*log_type = type;
+	*log_argc = n;
+	*log_argv = as->argv;
+	dm_consume_args(as, n);
+	return 0;
+}
+
+static int parse_raid_params(struct raid45 *rs, struct dm_arg_set *as,
+			     unsigned int *chunk, char **error)
+{
+	static const struct dm_arg nr_params = {0, 7, "Invalid number of raid parameters"};
+	unsigned int n, v;
+	int r;
+
+	r = dm_read_arg(&nr_params, as, &n, error);
+	if (r)
+		return r;
+	if (as->argc < n) {
+		*error = "Too few raid parameters";
+		return -EINVAL;
+	}
+	*chunk = 64;
+	rs->stripes = R45_DEFAULT_STRIPES;
+	rs->io_size = 8;
+	rs->recover_io_size = 0;	/* resolved below */
+	rs->bandwidth = 10;
+	rs->recovery_sync = R45_SYNC_DEFAULT;
+	rs->recovery_stripes = 16;
+
+	if (n >= 1) {
+		r = read_param(as, 8, 16384, 64, chunk, error,
+			       "Invalid chunk size (power of two, 8..16384 sectors)");
+		if (r || !is_power_of_2(*chunk)) {
+			*error = "Invalid chunk size (power of two, 8..16384 sectors)";
+			return -EINVAL;
+		}
+	}
+	if (n >= 2) {
+		r = read_param(as, R45_MIN_STRIPES, R45_MAX_STRIPES,
+			       R45_DEFAULT_STRIPES, &rs->stripes, error,
+			       "Invalid number of stripes (8..16384)");
+		if (r)
+			return r;
+	}
+	if (n >= 3) {
+		r = read_param(as, 8, *chunk, min(8U, *chunk), &rs->io_size,
+			       error, "Invalid io size (power of two, 8..chunk size)");
+		if (r || !is_power_of_2(rs->io_size)) {
+			*error = "Invalid io size (power of two, 8..chunk size)";
+			return -EINVAL;
+		}
+	}
+	if (n >= 4) {
+		r = read_param(as, 8, rs->region_size, 0, &v, error,
+			       "Invalid recovery io size (power of two, 8..region size)");
+		if (r || (v && !is_power_of_2(v))) {
+			*error = "Invalid recovery io size (power of two, 8..region size)";
+			return -EINVAL;
+		}
+		rs->recover_io_size = v;
+	}
+	if (n >= 5) {
+		r = read_param(as, 1, 100, 10, &rs->bandwidth, error,
+			       "Invalid recovery bandwidth (1..100 percent)");
+		if (r)
+			return r;
+	}
+	if (n >= 6) {
+		const char *w = dm_shift_arg(as);
+
+		if (strcmp(w, "-1")) {
+			rs->recovery_sync = parse_sync_word(w);
+			if (rs->recovery_sync < 0) {
+				*error = "Invalid recovery switch (sync, nosync or -1)";
+				return -EINVAL;
+			}
+		}
+	}
+	if (n >= 7) {
+		r = read_param(as, 1, 64, 16, &rs->recovery_stripes, error,
+			       "Invalid number of recovery stripes (1..64)");
+		if (r)
+			return r;
+	}
+	if (!rs->recover_io_size)
+		rs->recover_io_size = min_t(unsigned int, rs->region_size, 256);
+	return 0;
+}
+
+static int parse_devices(struct raid45 *rs, struct dm_arg_set *as,
+			 enum r45_type type, char **error)
+{
+	struct dm_arg nr_devs = {
+		.min = r45_type_parity_disks(type) + 2, .max = R45_MAX_DISKS,
+		.error = type >= R45_RAID6_ZR ?
+			"Invalid number of raid devices (RAID6: 4..32)" :
+			"Invalid number of raid devices (RAID4/5: 3..32)",
+	};
+	unsigned int i, j;
+	int r;
+
+	r = dm_read_arg(&nr_devs, as, &rs->nr_devs, error);
+	if (r)
+		return r;
+	if (!as->argc || kstrtoint(dm_shift_arg(as), 10, &rs->dev_to_init) ||
+	    rs->dev_to_init < -1 || rs->dev_to_init >= (int)rs->nr_devs) {
+		*error = "Invalid device to initialize (-1 or a member index)";
+		return -EINVAL;
+	}
+	if (as->argc != 2 * rs->nr_devs) {
+		*error = "Number of device/offset arguments does not match #raid_devs";
+		return -EINVAL;
+	}
+	for (i = 0; i < rs->nr_devs; i++) {
+		const char *path = dm_shift_arg(as);
+		unsigned long long off;
+
+		if (kstrtoull(dm_shift_arg(as), 10, &off) ||
+		    off > (sector_t)-1 / 2) {
+			*error = "Invalid device offset";
+			return -EINVAL;
+		}
+		rs->offsets[i] = off;
+		r = dm_get_device(rs->ti, path, dm_table_get_mode(rs->ti->table),
+				  &rs->devs[i]);
+		if (r) {
+			*error = "Device lookup failure";
+			return r;
+		}
+		for (j = 0; j < i; j++)
+			if (rs->devs[j]->bdev == rs->devs[i]->bdev) {
+				*error = "Duplicate raid device";
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+static void raid45_free(struct raid45 *rs)
+{
+	unsigned int i;
+
+	if (rs->array)
+		r45_array_destroy(rs->array);
+	if (rs->log)
+		dm_dirty_log_destroy(rs->log);
+	for (i = 0; i < rs->nr_devs; i++)
+		if (rs->devs[i])
+			dm_put_device(rs->ti, rs->devs[i]);
+	kfree(rs);
+}
+
+static void raid45_event(void *ctx)
+{
+	struct raid45 *rs = ctx;
+
+	dm_table_event(rs->ti->table);
+}
+
+static int create_log(struct raid45 *rs, const char *type,
+		      unsigned int argc, char **argv, char **error)
+{
+	char *args[3];
+	unsigned int n = rs->disk_log ? 2 : 1, i;
+	int sync = rs->recovery_sync != R45_SYNC_DEFAULT ?
+		   rs->recovery_sync : rs->log_sync;
+
+	for (i = 0; i < n; i++)
+		args[i] = argv[i];
+	if (sync != R45_SYNC_DEFAULT)
+		args[n++] = sync ? "sync" : "nosync";
+	rs->log = dm_dirty_log_create(type, rs->ti, NULL, n, args);
+	if (!rs->log) {
+		*error = "Error creating dirty log";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * <log_type> <#log_params> <log_params>... <raid_type> [<parity_dev>]
+ * <#raid_params> <raid_params>... [locking none] <#raid_devs>
+ * <dev_to_init> <dev_path> <offset>...
+ */
 static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
-	ti->error = "RAID core not available yet";
-	return -EINVAL;
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	const char *log_type, *word;
+	unsigned int log_argc, chunk, i;
+	char **log_argv;
+	int type, parity = -1, r;
+	sector_t per_dev;
+	u32 rem;
+	struct raid45 *rs;
+
+	rs = kzalloc(sizeof(*rs), GFP_KERNEL);
+	if (!rs) {
+		ti->error = "Cannot allocate raid45 context";
+		return -ENOMEM;
+	}
+	rs->ti = ti;
+
+	r = parse_log(rs, &as, &log_type, &log_argc, &log_argv, &ti->error);
+	if (r)
+		goto bad;
+	word = dm_shift_arg(&as);
+	type = word ? r45_type_from_name(word) : -1;
+	if (type < 0) {
+		ti->error = "Invalid RAID type";
+		r = -EINVAL;
+		goto bad;
+	}
+	if (type == R45_RAID4) {
+		word = dm_shift_arg(&as);
+		if (!word || kstrtoint(word, 10, &parity) || parity < -1 ||
+		    parity >= R45_MAX_DISKS) {
+			ti->error = "Invalid RAID4 parity device";
+			r = -EINVAL;
+			goto bad;
+		}
+	}
+	r = parse_raid_params(rs, &as, &chunk, &ti->error);
+	if (r)
+		goto bad;
+	if (as.argc && !strcmp(as.argv[0], "locking")) {
+		dm_consume_args(&as, 1);
+		word = dm_shift_arg(&as);
+		if (!word || strcmp(word, "none")) {
+			ti->error = word && !strcmp(word, "cluster") ?
+				"Cluster locking is not supported" :
+				"Invalid locking type (only none)";
+			r = -EINVAL;
+			goto bad;
+		}
+	}
+	r = parse_devices(rs, &as, type, &ti->error);
+	if (r)
+		goto bad;
+	if (type == R45_RAID4) {
+		if (parity == -1)
+			parity = rs->nr_devs - 1;
+		if (parity >= (int)rs->nr_devs) {
+			ti->error = "RAID4 parity device index out of range";
+			r = -EINVAL;
+			goto bad;
+		}
+	}
+
+	/* geometry: len splits evenly over data members, in whole chunks */
+	r = -EINVAL;
+	per_dev = div_u64_rem(ti->len, rs->nr_devs - r45_type_parity_disks(type),
+			      &rem);
+	if (rem) {
+		ti->error = "Target length not divisible by number of data devices";
+		goto bad;
+	}
+	if (!per_dev || per_dev & (chunk - 1)) {
+		ti->error = "Device length not divisible by chunk size";
+		goto bad;
+	}
+	if (r45_geom_init(&rs->geom, type, rs->nr_devs, chunk, parity, per_dev)) {
+		ti->error = "Invalid RAID geometry";
+		goto bad;
+	}
+	for (i = 0; i < rs->nr_devs; i++)
+		if (rs->offsets[i] + per_dev > bdev_nr_sectors(rs->devs[i]->bdev)) {
+			ti->error = "Device too small for target length and offset";
+			goto bad;
+		}
+
+	r = create_log(rs, log_type, log_argc, log_argv, &ti->error);
+	if (r)
+		goto bad;
+
+	rs->array = r45_array_create(&rs->geom, rs->stripes, raid45_event, rs);
+	if (!rs->array) {
+		ti->error = "Cannot allocate RAID array";
+		r = -ENOMEM;
+		goto bad;
+	}
+	for (i = 0; i < rs->nr_devs; i++)
+		r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
+				     rs->offsets[i]);
+	/* until rebuild exists, a member being initialised is not read */
+	if (rs->dev_to_init >= 0)
+		set_bit(R45_MEMBER_FAILED,
+			&rs->array->members[rs->dev_to_init].flags);
+
+	r = dm_set_target_max_io_len(ti, chunk);
+	if (r)
+		goto bad;
+	ti->num_flush_bios = 1;
+	ti->private = rs;
+	return 0;
+bad:
+	raid45_free(rs);
+	return r;
 }
 
 static void raid45_dtr(struct dm_target *ti)
 {
+	raid45_free(ti->private);
 }
 
 static int raid45_map(struct dm_target *ti, struct bio *bio)
 {
-	return DM_MAPIO_KILL;
+	struct raid45 *rs = ti->private;
+
+	if (bio->bi_opf & REQ_PREFLUSH) {
+		r45_array_flush(rs->array, bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	if (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE)
+		return DM_MAPIO_KILL;
+	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	if (r45_array_submit(rs->array, bio) == R45_REMAPPED)
+		return DM_MAPIO_REMAPPED;
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* ---- status and table ---- */
+
+static const char *sync_word(int s)
+{
+	return s == R45_SYNC ? "sync" : s == R45_NOSYNC ? "nosync" : "-1";
+}
+
+static void raid45_status(struct dm_target *ti, status_type_t type,
+			  unsigned int status_flags, char *result,
+			  unsigned int maxlen)
+{
+	struct raid45 *rs = ti->private;
+	struct r45_array *a = rs->array;
+	unsigned int sz = 0, i;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		DMEMIT("%u", rs->nr_devs);
+		for (i = 0; i < rs->nr_devs; i++)
+			DMEMIT(" %s", rs->devs[i]->name);
+		DMEMIT(" 1 ");
+		for (i = 0; i < rs->nr_devs; i++) {
+			bool init = (int)i == rs->dev_to_init;
+
+			DMEMIT("%c", !init && r45_array_member_failed(a, i) ?
+			       'D' : 'A');
+			if ((int)i == rs->geom.raid4_parity)
+				DMEMIT("p");
+			if (init)
+				DMEMIT("i");
+		}
+		DMEMIT(" %llu/%llu ",
+		       (unsigned long long)rs->log->type->get_sync_count(rs->log),
+		       (unsigned long long)dm_sector_div_up(ti->len,
+							    rs->region_size));
+		sz += rs->log->type->status(rs->log, type, result + sz,
+					    maxlen - sz);
+		if (rs->statistics)
+			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld",
+			       atomic64_read(&a->stats.reads),
+			       atomic64_read(&a->stats.writes),
+			       atomic64_read(&a->stats.bypass_reads),
+			       atomic64_read(&a->stats.full_writes),
+			       atomic64_read(&a->stats.rmw),
+			       atomic64_read(&a->stats.rcw),
+			       atomic64_read(&a->stats.degraded),
+			       atomic64_read(&a->stats.delayed));
+		break;
+	case STATUSTYPE_TABLE:
+		/* the log prints its own table words: "core 2 <rs> nosync " */
+		sz += rs->log->type->status(rs->log, type, result + sz,
+					    maxlen - sz);
+		if (sz && result[sz - 1] == ' ')
+			result[--sz] = '\0';
+		DMEMIT(" %s", r45_type_name(rs->geom.type));
+		if (rs->geom.type == R45_RAID4)
+			DMEMIT(" %d", rs->geom.raid4_parity);
+		DMEMIT(" 7 %u %u %u %u %u %s %u %u %d",
+		       rs->geom.chunk_sectors, a->max_stripes, rs->io_size,
+		       rs->recover_io_size, rs->bandwidth,
+		       sync_word(rs->recovery_sync), rs->recovery_stripes,
+		       rs->nr_devs, rs->dev_to_init);
+		for (i = 0; i < rs->nr_devs; i++)
+			DMEMIT(" %s %llu", rs->devs[i]->name,
+			       (unsigned long long)rs->offsets[i]);
+		break;
+	default:
+		result[0] = '\0';
+		break;
+	}
+}
+
+/* ---- messages ---- */
+
+/* Does word abbreviate (>= 3 letters, or whole) the keyword? */
+static bool word_is(const char *word, const char *keyword)
+{
+	size_t len = strlen(word);
+
+	return len >= min_t(size_t, 3, strlen(keyword)) &&
+	       len <= strlen(keyword) && !strncasecmp(word, keyword, len);
+}
+
+/* "set|grow|shrink <n>" applied to *val within [min, max]. */
+static int adjust_value(unsigned int argc, char **argv, unsigned int *val,
+			unsigned int min, unsigned int max, const char *what)
+{
+	unsigned int n, v;
+
+	if (argc != 3 || kstrtouint(argv[2], 10, &n)) {
+		DMERR("%s: expected set|grow|shrink <number>", what);
+		return -EINVAL;
+	}
+	if (word_is(argv[1], "set"))
+		v = n;
+	else if (word_is(argv[1], "grow"))
+		v = *val + n < *val ? max + 1 : *val + n;
+	else if (word_is(argv[1], "shrink"))
+		v = n > *val ? 0 : *val - n;
+	else {
+		DMERR("%s: unknown action \"%s\" (set, grow or shrink)", what,
+		      argv[1]);
+		return -EINVAL;
+	}
+	if (v < min || v > max) {
+		DMERR("%s: %u out of range %u..%u", what, v, min, max);
+		return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+/* "on|off|reset" for a switch; reset also clears the counters. */
+static int switch_value(unsigned int argc, char **argv, bool *val,
+			bool *reset, const char *what)
+{
+	*reset = false;
+	if (argc != 2)
+		goto bad;
+	if (word_is(argv[1], "on"))
+		*val = true;
+	else if (word_is(argv[1], "off"))
+		*val = false;
+	else if (word_is(argv[1], "reset"))
+		*reset = true;
+	else
+		goto bad;
+	return 0;
+bad:
+	DMERR("%s: expected on, off or reset", what);
+	return -EINVAL;
+}
+
+static int raid45_message(struct dm_target *ti, unsigned int argc,
+			  char **argv, char *result, unsigned int maxlen)
+{
+	struct raid45 *rs = ti->private;
+	struct r45_array *a = rs->array;
+	bool reset;
+	int r;
+
+	if (!argc) {
+		DMERR("message: no words");
+		return -EINVAL;
+	}
+	if (word_is(argv[0], "stripe_cache")) {
+		unsigned int v = a->max_stripes;
+
+		r = adjust_value(argc, argv, &v, R45_MIN_STRIPES,
+				 R45_MAX_STRIPES, "stripe_cache");
+		return r ? r : r45_cache_resize(a, v);
+	}
+	if (word_is(argv[0], "bandwidth"))
+		return adjust_value(argc, argv, &rs->bandwidth, 1, 100,
+				    "bandwidth");
+	if (word_is(argv[0], "statistics")) {
+		r = switch_value(argc, argv, &rs->statistics, &reset,
+				 "statistics");
+		if (!r && reset)
+			memset(&a->stats, 0, sizeof(a->stats));
+		return r;
+	}
+	if (word_is(argv[0], "overwrite")) {
+		r = switch_value(argc, argv, &rs->overwrite, &reset,
+				 "overwrite");
+		if (!r && reset)
+			rs->overwrite = false;
+		return r;
+	}
+	DMERR("message: unknown or unsupported message \"%s\"", argv[0]);
+	return -EINVAL;
+}
+
+/* ---- hints, devices, suspend/resume ---- */
+
+static void raid45_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	struct raid45 *rs = ti->private;
+	unsigned int chunk_bytes = rs->geom.chunk_sectors << SECTOR_SHIFT;
+
+	limits->io_min = chunk_bytes;
+	limits->io_opt = chunk_bytes * rs->geom.data_disks;
+}
+
+static int raid45_iterate_devices(struct dm_target *ti,
+				  iterate_devices_callout_fn fn, void *data)
+{
+	struct raid45 *rs = ti->private;
+	unsigned int i;
+	int r = 0;
+
+	for (i = 0; !r && i < rs->nr_devs; i++)
+		r = fn(ti, rs->devs[i], rs->offsets[i], rs->geom.dev_sectors,
+		       data);
+	return r;
+}
+
+static void raid45_presuspend(struct dm_target *ti)
+{
+	struct raid45 *rs = ti->private;
+
+	r45_array_suspend(rs->array);
+	if (rs->log->type->presuspend)
+		rs->log->type->presuspend(rs->log);
+}
+
+static void raid45_postsuspend(struct dm_target *ti)
+{
+	struct raid45 *rs = ti->private;
+
+	if (rs->log->type->postsuspend)
+		rs->log->type->postsuspend(rs->log);
+}
+
+static void raid45_resume(struct dm_target *ti)
+{
+	struct raid45 *rs = ti->private;
+
+	if (rs->log->type->resume)
+		rs->log->type->resume(rs->log);
+	r45_array_resume(rs->array);
 }
 
 static struct target_type raid45_target = {
@@ -29,6 +666,13 @@ static struct target_type raid45_target = {
 	.ctr = raid45_ctr,
 	.dtr = raid45_dtr,
 	.map = raid45_map,
+	.status = raid45_status,
+	.message = raid45_message,
+	.io_hints = raid45_io_hints,
+	.iterate_devices = raid45_iterate_devices,
+	.presuspend = raid45_presuspend,
+	.postsuspend = raid45_postsuspend,
+	.resume = raid45_resume,
 };
 
 static int __init dm_raid456_init(void)

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The array object of the md glue layer: geometry, members, health,
+ * stripe cache bookkeeping, worker queue and plugger.  The dm target
+ * builds one per raid45 target and drives it only through r45_array_*.
+ */
+#ifndef R45_ARRAY_H
+#define R45_ARRAY_H
+
+#include <linux/types.h>
+#include <linux/spinlock.h>
+#include <linux/list.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/timer.h>
+#include <linux/bio.h>
+#include <linux/mempool.h>
+#include <linux/blkdev.h>
+#include "r45_layout.h"
+
+#define R45_STRIPE_SECTORS	8	/* one page per member per stripe */
+#define R45_STRIPE_BYTES	(R45_STRIPE_SECTORS << SECTOR_SHIFT)
+#define R45_MIN_STRIPES		8
+#define R45_MAX_STRIPES		16384
+#define R45_DEFAULT_STRIPES	256
+
+struct r45_member {
+	struct block_device *bdev;
+	sector_t offset;		/* where the array data starts */
+	unsigned long flags;
+};
+
+/* r45_member.flags bits */
+enum { R45_MEMBER_FAILED };
+
+/* r45_array.flags bits */
+enum {
+	R45_ARRAY_SUSPENDED,	/* no new delayed work; timer idle */
+	R45_ARRAY_DEAD,		/* more failures than parity: no I/O */
+};
+
+struct r45_stats {
+	atomic64_t reads, writes, bypass_reads, full_writes, rmw, rcw,
+		   degraded, delayed;
+};
+
+struct r45_array {
+	struct r45_geom geom;
+	struct r45_member members[R45_MAX_DISKS];
+	sector_t array_sectors;
+	unsigned long flags;
+
+	/* stripe cache (raid5/stripe.c) */
+	spinlock_t lock;		/* hash, idle list, counts */
+	struct hlist_head *hash;
+	unsigned int hash_mask;
+	struct list_head idle;		/* refcount 0, no work: reusable */
+	struct list_head delayed;	/* partial writes waiting for more */
+	unsigned int nr_stripes;	/* allocated */
+	unsigned int max_stripes;	/* cache size */
+	wait_queue_head_t wait_stripe;
+	struct kmem_cache *piece_cache;
+	mempool_t *piece_pool;
+	struct workqueue_struct *wq;
+
+	/* plugger (md-compat/plug.c) */
+	struct timer_list plug_timer;
+	atomic_t plug_cbs;		/* submitters' plugs naming us */
+
+	/* events upward (md-compat/array.c) */
+	void (*event_fn)(void *ctx);
+	void *event_ctx;
+	struct work_struct event_work;
+
+	struct bio_set flush_bs;
+	struct r45_stats stats;
+};
+
+/* md-compat/array.c */
+struct r45_array *r45_array_create(const struct r45_geom *geom,
+				   unsigned int nr_stripes,
+				   void (*event_fn)(void *), void *ctx);
+void r45_array_destroy(struct r45_array *a);
+void r45_array_fail_member(struct r45_array *a, unsigned int idx);
+unsigned int r45_array_nr_failed(struct r45_array *a);
+void r45_array_event(struct r45_array *a);
+void r45_array_set_member(struct r45_array *a, unsigned int idx,
+			  struct block_device *bdev, sector_t offset);
+bool r45_array_member_failed(struct r45_array *a, unsigned int idx);
+/* r45_array_submit() results */
+enum { R45_SUBMITTED, R45_REMAPPED };
+int r45_array_submit(struct r45_array *a, struct bio *bio);
+void r45_array_flush(struct r45_array *a, struct bio *bio);
+void r45_array_suspend(struct r45_array *a);
+void r45_array_resume(struct r45_array *a);
+
+/* md-compat/plug.c */
+void r45_plug_init(struct r45_array *a);
+void r45_plug_stop(struct r45_array *a);
+bool r45_plug_arm(struct r45_array *a);
+
+/* raid5/stripe.c */
+int r45_cache_init(struct r45_array *a, unsigned int nr_stripes);
+void r45_cache_exit(struct r45_array *a);
+int r45_cache_resize(struct r45_array *a, unsigned int nr_stripes);
+int r45_make_request(struct r45_array *a, struct bio *bio);
+void r45_release_delayed(struct r45_array *a);
+
+/* raid5/parity.c */
+void r45_compute_parity(const struct r45_geom *g,
+			const struct r45_stripe_map *m, void **blocks);
+void r45_xor_into(void *dest, void **srcs, unsigned int count);
+int r45_reconstruct(const struct r45_geom *g,
+		    const struct r45_stripe_map *m, void **blocks,
+		    int fa, int fb);
+
+#endif

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stripe cache and the stripe state machine.
+ *
+ * A stripe is one R45_STRIPE_BYTES block at the same member sector on
+ * every member.  Application bios are cut into pieces, one per member
+ * block they touch, and attached to the stripes; handle_stripe() then
+ * decides what each stripe needs next (member reads, reconstruction,
+ * parity, member writes) and completes the pieces.
+ *
+ * Locking: a->lock (irq-safe) guards the hash, the idle and delayed lists
+ * and the stripe counts; sh->lock guards a stripe's piece lists.  Only
+ * the stripe's work item (never concurrent with itself) runs
+ * handle_stripe(), and only while no member I/O of the stripe is in
+ * flight, so the block flags need no lock.
+ */
+#include <linux/slab.h>
+#include <linux/hash.h>
+#include <linux/highmem.h>
+#include <linux/blkdev.h>
+#include <linux/bitops.h>
+#include <linux/device-mapper.h>
+#include "r45_array.h"
+#include "r45_compat.h"
+#include "stripe.h"
+
+#define DM_MSG_PREFIX "raid45"
+
+static void stripe_work(struct work_struct *work);
+
+static struct r45_stripe *alloc_stripe(struct r45_array *a)
+{
+	unsigned int i, n = a->geom.raid_disks;
+	struct r45_stripe *sh;
+
+	sh = kzalloc(struct_size(sh, dev, n), GFP_NOIO);
+	if (!sh)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct r45_dev *dev = &sh->dev[i];
+
+		dev->page = alloc_page(GFP_NOIO);
+		if (!dev->page)
+			goto fail;
+		INIT_LIST_HEAD(&dev->reads);
+		INIT_LIST_HEAD(&dev->writes);
+		INIT_LIST_HEAD(&dev->batch);
+	}
+	sh->a = a;
+	spin_lock_init(&sh->lock);
+	INIT_HLIST_NODE(&sh->hash);
+	INIT_LIST_HEAD(&sh->lru);
+	INIT_WORK(&sh->work, stripe_work);
+	return sh;
+fail:
+	while (i--)
+		__free_page(sh->dev[i].page);
+	kfree(sh);
+	return NULL;
+}
+
+static void free_stripe(struct r45_array *a, struct r45_stripe *sh)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->geom.raid_disks; i++)
+		__free_page(sh->dev[i].page);
+	kfree(sh);
+}
+
+static struct hlist_head *stripe_bucket(struct r45_array *a, sector_t sector)
+{
+	return &a->hash[hash_64(sector / R45_STRIPE_SECTORS, 32) & a->hash_mask];
+}
+
+/* Give a stripe (idle, unreferenced) a new identity.  a->lock held. */
+static void assign_stripe(struct r45_array *a, struct r45_stripe *sh,
+			  sector_t sector)
+{
+	unsigned int i;
+
+	hlist_del_init(&sh->hash);
+	sh->sector = sector;
+	sh->state = 0;
+	for (i = 0; i < a->geom.raid_disks; i++) {
+		sh->dev[i].flags = 0;
+		sh->dev[i].wcover = 0;
+		sh->dev[i].bcover = 0;
+		sh->dev[i].error = 0;
+	}
+	r45_map_stripe(&a->geom, sector >> a->geom.chunk_shift, &sh->map);
+	hlist_add_head(&sh->hash, stripe_bucket(a, sector));
+	atomic_set(&sh->count, 1);
+}
+
+static struct r45_stripe *find_stripe(struct r45_array *a, sector_t sector)
+{
+	struct r45_stripe *sh;
+
+	hlist_for_each_entry(sh, stripe_bucket(a, sector), hash)
+		if (sh->sector == sector)
+			return sh;
+	return NULL;
+}
+
+/*
+ * Get a referenced stripe for a member sector: cached, newly allocated
+ * while the cache is below its size, or an idle one reused.  Waits when
+ * every stripe is busy; never allocates beyond the cache size.
+ */
+static struct r45_stripe *get_stripe(struct r45_array *a, sector_t sector)
+{
+	struct r45_stripe *sh, *fresh = NULL;
+
+	spin_lock_irq(&a->lock);
+	for (;;) {
+		sh = find_stripe(a, sector);
+		if (sh) {
+			if (atomic_inc_return(&sh->count) == 1)
+				list_del_init(&sh->lru);
+			break;
+		}
+		if (fresh) {
+			sh = fresh;
+			fresh = NULL;
+			assign_stripe(a, sh, sector);
+			break;
+		}
+		if (!list_empty(&a->idle) &&
+		    a->nr_stripes >= a->max_stripes) {
+			sh = list_first_entry(&a->idle, struct r45_stripe, lru);
+			list_del_init(&sh->lru);
+			assign_stripe(a, sh, sector);
+			break;
+		}
+		if (a->nr_stripes < a->max_stripes) {
+			a->nr_stripes++;
+			spin_unlock_irq(&a->lock);
+			fresh = alloc_stripe(a);
+			spin_lock_irq(&a->lock);
+			if (!fresh)
+				a->nr_stripes--;
+			else
+				continue;
+		}
+		if (!list_empty(&a->idle))
+			continue;
+		spin_unlock_irq(&a->lock);
+		/* everything is busy: let delayed writes go, then wait */
+		r45_release_delayed(a);
+		wait_event_timeout(a->wait_stripe,
+				   !list_empty(&a->idle) ||
+				   a->nr_stripes < a->max_stripes, HZ / 10);
+		spin_lock_irq(&a->lock);
+	}
+	spin_unlock_irq(&a->lock);
+	if (fresh) {
+		spin_lock_irq(&a->lock);
+		a->nr_stripes--;
+		spin_unlock_irq(&a->lock);
+		free_stripe(a, fresh);
+	}
+	return sh;
+}
+
+static void put_stripe(struct r45_stripe *sh)
+{
+	struct r45_array *a = sh->a;
+	unsigned long flags;
+
+	if (!atomic_dec_and_lock_irqsave(&sh->count, &a->lock, flags))
+		return;
+	if (a->nr_stripes > a->max_stripes) {
+		hlist_del_init(&sh->hash);
+		a->nr_stripes--;
+		spin_unlock_irqrestore(&a->lock, flags);
+		free_stripe(a, sh);
+	} else {
+		list_add_tail(&sh->lru, &a->idle);
+		spin_unlock_irqrestore(&a->lock, flags);
+	}
+	wake_up(&a->wait_stripe);
+}
+
+static void queue_stripe(struct r45_stripe *sh)
+{
+	if (!test_and_set_bit(R45_STRIPE_QUEUED, &sh->state)) {
+		atomic_inc(&sh->count);
+		queue_work(sh->a->wq, &sh->work);
+	}
+}
+
+/* Park a stripe with partial writes until an unplug, timer or more data. */
+static void delay_stripe(struct r45_stripe *sh)
+{
+	struct r45_array *a = sh->a;
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->lock, flags);
+	if (!test_and_set_bit(R45_STRIPE_DELAYED, &sh->state)) {
+		atomic_inc(&sh->count);
+		list_add_tail(&sh->lru, &a->delayed);
+	}
+	spin_unlock_irqrestore(&a->lock, flags);
+	atomic64_inc(&a->stats.delayed);
+}
+
+void r45_release_delayed(struct r45_array *a)
+{
+	struct r45_stripe *sh, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&a->lock, flags);
+	list_splice_init(&a->delayed, &list);
+	spin_unlock_irqrestore(&a->lock, flags);
+	list_for_each_entry_safe(sh, tmp, &list, lru) {
+		list_del_init(&sh->lru);
+		clear_bit(R45_STRIPE_DELAYED, &sh->state);
+		queue_stripe(sh);
+		put_stripe(sh);
+	}
+}
+
+/* ---- pieces ---- */
+
+static void end_piece(struct r45_array *a, struct r45_piece *p,
+		      blk_status_t status)
+{
+	if (status)
+		p->bio->bi_status = status;
+	bio_endio(p->bio);
+	mempool_free(p, a->piece_pool);
+}
+
+static void end_pieces(struct r45_array *a, struct list_head *list,
+		       blk_status_t status)
+{
+	struct r45_piece *p, *tmp;
+
+	list_for_each_entry_safe(p, tmp, list, node) {
+		list_del(&p->node);
+		end_piece(a, p, status);
+	}
+}
+
+/* Copy between a piece's bio data and a member block. */
+static void copy_piece(struct r45_piece *p, struct page *page, bool to_page)
+{
+	struct bvec_iter iter = p->iter;
+	unsigned int off = p->page_off, left = p->len;
+
+	while (left) {
+		struct bio_vec bv = bio_iter_iovec(p->bio, iter);
+		unsigned int len = min(bv.bv_len, left);
+
+		if (to_page)
+			memcpy_page(page, off, bv.bv_page, bv.bv_offset, len);
+		else
+			memcpy_page(bv.bv_page, bv.bv_offset, page, off, len);
+		bio_advance_iter_single(p->bio, &iter, len);
+		off += len;
+		left -= len;
+	}
+}
+
+static unsigned int cover_mask(const struct r45_piece *p)
+{
+	unsigned int first = p->page_off >> SECTOR_SHIFT;
+	unsigned int count = p->len >> SECTOR_SHIFT;
+
+	return ((1U << count) - 1) << first;
+}
+
+/* ---- member I/O ---- */
+
+static void member_end_io(struct bio *bio)
+{
+	struct r45_dev *dev = container_of(bio, struct r45_dev, bio);
+	struct r45_stripe *sh = bio->bi_private;
+	struct r45_array *a = sh->a;
+	unsigned int idx = dev - sh->dev;
+
+	if (bio->bi_status) {
+		dev->error = 1;
+		r45_array_fail_member(a, idx);
+	} else if (bio_op(bio) == REQ_OP_READ) {
+		set_bit(R45_DEV_UPTODATE, &dev->flags);
+	}
+	bio_uninit(bio);
+	if (atomic_dec_and_test(&sh->io_pending)) {
+		queue_stripe(sh);
+		put_stripe(sh);
+	}
+}
+
+/* Read (or write) every member block in mask; returns false if none. */
+static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
+			     blk_opf_t opf)
+{
+	struct r45_array *a = sh->a;
+	unsigned int i;
+
+	if (!mask)
+		return false;
+	atomic_set(&sh->io_pending, hweight_long(mask));
+	atomic_inc(&sh->count);
+	for_each_set_bit(i, &mask, a->geom.raid_disks) {
+		struct r45_dev *dev = &sh->dev[i];
+		struct r45_member *m = &a->members[i];
+
+		dev->error = 0;
+		bio_init(&dev->bio, m->bdev, &dev->vec, 1, opf);
+		dev->bio.bi_iter.bi_sector = m->offset + sh->sector;
+		__bio_add_page(&dev->bio, dev->page, R45_STRIPE_BYTES, 0);
+		dev->bio.bi_end_io = member_end_io;
+		dev->bio.bi_private = sh;
+		submit_bio_noacct(&dev->bio);
+	}
+	return true;
+}
+
+/* ---- the state machine ---- */
+
+struct stripe_ctx {
+	unsigned long failed;	/* members failed */
+	unsigned long uptodate;	/* blocks valid in the cache */
+	unsigned long data;	/* data members of this stripe */
+	unsigned long parity;	/* P (and Q) members */
+	unsigned int nfailed;
+};
+
+static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
+{
+	struct r45_array *a = sh->a;
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < a->geom.raid_disks; i++) {
+		if (test_bit(R45_MEMBER_FAILED, &a->members[i].flags)) {
+			c->failed |= BIT(i);
+			c->nfailed++;
+		}
+		if (test_bit(R45_DEV_UPTODATE, &sh->dev[i].flags))
+			c->uptodate |= BIT(i);
+	}
+	for (i = 0; i < a->geom.data_disks; i++)
+		c->data |= BIT(sh->map.data[i]);
+	c->parity = BIT(sh->map.pd);
+	if (sh->map.qd >= 0)
+		c->parity |= BIT(sh->map.qd);
+}
+
+static void serve_reads(struct r45_stripe *sh, struct stripe_ctx *c)
+{
+	struct r45_array *a = sh->a;
+	unsigned int i;
+
+	for (i = 0; i < a->geom.raid_disks; i++) {
+		struct r45_dev *dev = &sh->dev[i];
+		struct r45_piece *p, *tmp;
+		LIST_HEAD(done);
+
+		if (!(c->uptodate & BIT(i)))
+			continue;
+		spin_lock_irq(&sh->lock);
+		list_splice_init(&dev->reads, &done);
+		spin_unlock_irq(&sh->lock);
+		list_for_each_entry_safe(p, tmp, &done, node) {
+			list_del(&p->node);
+			copy_piece(p, dev->page, false);
+			end_piece(a, p, BLK_STS_OK);
+		}
+	}
+}
+
+/* Fail the reads that wait on blocks we can neither read nor rebuild. */
+static void fail_reads(struct r45_stripe *sh, unsigned long mask)
+{
+	unsigned int i;
+
+	for_each_set_bit(i, &mask, sh->a->geom.raid_disks) {
+		LIST_HEAD(dead);
+
+		spin_lock_irq(&sh->lock);
+		list_splice_init(&sh->dev[i].reads, &dead);
+		spin_unlock_irq(&sh->lock);
+		end_pieces(sh->a, &dead, BLK_STS_IOERR);
+	}
+}
+
+/* Move newly arrived writes into the batch; returns touched members. */
+static unsigned long take_writes(struct r45_stripe *sh, unsigned long *full,
+				 unsigned long *reading)
+{
+	unsigned long touched = 0;
+	unsigned int i;
+
+	*full = 0;
+	*reading = 0;
+	spin_lock_irq(&sh->lock);
+	for (i = 0; i < sh->a->geom.raid_disks; i++) {
+		struct r45_dev *dev = &sh->dev[i];
+
+		list_splice_tail_init(&dev->writes, &dev->batch);
+		dev->bcover |= dev->wcover;
+		dev->wcover = 0;
+		if (!list_empty(&dev->batch))
+			touched |= BIT(i);
+		if (dev->bcover == R45_FULL_COVER)
+			*full |= BIT(i);
+		if (!list_empty(&dev->reads))
+			*reading |= BIT(i);
+	}
+	if (sh->state & BIT(R45_STRIPE_FUA_PENDING)) {
+		clear_bit(R45_STRIPE_FUA_PENDING, &sh->state);
+		set_bit(R45_STRIPE_FUA, &sh->state);
+	}
+	spin_unlock_irq(&sh->lock);
+	return touched;
+}
+
+static void finish_batch(struct r45_stripe *sh, blk_status_t status)
+{
+	unsigned int i;
+
+	for (i = 0; i < sh->a->geom.raid_disks; i++) {
+		struct r45_dev *dev = &sh->dev[i];
+
+		dev->bcover = 0;
+		end_pieces(sh->a, &dev->batch, status);
+	}
+	clear_bit(R45_STRIPE_WRITING, &sh->state);
+	clear_bit(R45_STRIPE_FUA, &sh->state);
+}
+
+static void block_addrs(struct r45_stripe *sh, void **blocks)
+{
+	unsigned int i;
+
+	for (i = 0; i < sh->a->geom.raid_disks; i++)
+		blocks[i] = page_address(sh->dev[i].page);
+}
+
+/* Rebuild the wanted blocks of failed members from all the others. */
+static int rebuild_failed(struct r45_stripe *sh, struct stripe_ctx *c,
+			  unsigned long missing)
+{
+	void *blocks[R45_MAX_DISKS];
+	int fa = -1, fb = -1;
+	unsigned int i;
+
+	for_each_set_bit(i, &missing, sh->a->geom.raid_disks) {
+		if (fa < 0)
+			fa = i;
+		else
+			fb = i;
+	}
+	block_addrs(sh, blocks);
+	if (r45_reconstruct(&sh->a->geom, &sh->map, blocks, fa, fb))
+		return -EIO;
+	for_each_set_bit(i, &missing, sh->a->geom.raid_disks)
+		set_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
+	c->uptodate |= missing;
+	atomic64_inc(&sh->a->stats.degraded);
+	return 0;
+}
+
+/* Copy the batch into the blocks and bring parity up to date. */
+static void apply_batch(struct r45_stripe *sh, unsigned long touched,
+			bool rmw)
+{
+	struct r45_array *a = sh->a;
+	void *blocks[R45_MAX_DISKS], *srcs[R45_MAX_DISKS];
+	unsigned int i, n = 0;
+	struct r45_piece *p;
+
+	block_addrs(sh, blocks);
+	if (rmw) {
+		for_each_set_bit(i, &touched, a->geom.raid_disks)
+			srcs[n++] = blocks[i];
+		r45_xor_into(blocks[sh->map.pd], srcs, n);
+	}
+	for_each_set_bit(i, &touched, a->geom.raid_disks) {
+		list_for_each_entry(p, &sh->dev[i].batch, node)
+			copy_piece(p, sh->dev[i].page, true);
+		set_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
+	}
+	if (rmw)
+		r45_xor_into(blocks[sh->map.pd], srcs, n);
+	else
+		r45_compute_parity(&a->geom, &sh->map, blocks);
+}
+
+static void handle_stripe(struct r45_stripe *sh)
+{
+	struct r45_array *a = sh->a;
+	const struct r45_geom *g = &a->geom;
+	unsigned long touched, full, reading, want, need, missing, mask;
+	unsigned long all = BIT(g->raid_disks) - 1;
+	struct stripe_ctx c;
+	bool dead, rmw = false;
+
+	if (atomic_read(&sh->io_pending))
+		return;
+	stripe_ctx_init(sh, &c);
+	dead = c.nfailed > g->parity_disks;
+
+	if (test_bit(R45_STRIPE_WRITING, &sh->state))
+		finish_batch(sh, dead ? BLK_STS_IOERR : BLK_STS_OK);
+
+	serve_reads(sh, &c);
+	touched = take_writes(sh, &full, &reading);
+	if (dead) {
+		/* beyond redundancy: no write can keep parity right */
+		finish_batch(sh, BLK_STS_IOERR);
+		touched = 0;
+	}
+
+	want = reading & ~c.uptodate;
+	if (touched) {
+		unsigned long rcw_need = c.data & ~full;
+		unsigned long rmw_need = touched | c.parity;
+
+		/* read-modify-write only for single parity, all members up */
+		if (g->parity_disks == 1 && !c.nfailed &&
+		    hweight_long(rmw_need & ~c.uptodate) <
+		    hweight_long(rcw_need & ~c.uptodate))
+			rmw = true;
+		need = rmw ? rmw_need : rcw_need;
+		want |= need;
+	}
+	if (want & c.failed & ~c.uptodate)
+		want |= all & ~c.failed;
+
+	if (submit_member_io(sh, want & ~c.uptodate & ~c.failed, REQ_OP_READ))
+		return;
+
+	missing = want & c.failed & ~c.uptodate;
+	if (missing) {
+		/* rebuilding needs every other block: not when dead */
+		if (dead || rebuild_failed(sh, &c, missing)) {
+			fail_reads(sh, missing);
+			if (touched) {
+				finish_batch(sh, BLK_STS_IOERR);
+				touched = 0;
+			}
+		}
+		serve_reads(sh, &c);
+	}
+	if (!touched)
+		return;
+
+	apply_batch(sh, touched, rmw);
+	if (rmw)
+		atomic64_inc(&a->stats.rmw);
+	else if ((full & c.data) == c.data)
+		atomic64_inc(&a->stats.full_writes);
+	else
+		atomic64_inc(&a->stats.rcw);
+	set_bit(R45_STRIPE_WRITING, &sh->state);
+	mask = (touched | c.parity) & ~c.failed;
+	if (!submit_member_io(sh, mask, REQ_OP_WRITE |
+			      (test_bit(R45_STRIPE_FUA, &sh->state) ? REQ_FUA : 0)))
+		queue_stripe(sh);	/* nothing to write: finish next round */
+}
+
+static void stripe_work(struct work_struct *work)
+{
+	struct r45_stripe *sh = container_of(work, struct r45_stripe, work);
+	struct blk_plug plug;
+
+	clear_bit(R45_STRIPE_QUEUED, &sh->state);
+	blk_start_plug(&plug);
+	handle_stripe(sh);
+	blk_finish_plug(&plug);
+	put_stripe(sh);
+}
+
+/* ---- requests ---- */
+
+/* Attach one piece; decide whether the stripe runs now or waits. */
+static void attach_piece(struct r45_array *a, struct r45_stripe *sh,
+			 unsigned int disk, struct r45_piece *p, bool write,
+			 bool fua)
+{
+	bool complete = true;
+	unsigned int i;
+
+	spin_lock_irq(&sh->lock);
+	if (!write) {
+		list_add_tail(&p->node, &sh->dev[disk].reads);
+	} else {
+		list_add_tail(&p->node, &sh->dev[disk].writes);
+		sh->dev[disk].wcover |= cover_mask(p);
+		if (fua)
+			set_bit(R45_STRIPE_FUA_PENDING, &sh->state);
+		for (i = 0; i < a->geom.data_disks; i++)
+			if (sh->dev[sh->map.data[i]].wcover != R45_FULL_COVER)
+				complete = false;
+	}
+	spin_unlock_irq(&sh->lock);
+
+	if (write && !complete && !test_bit(R45_ARRAY_SUSPENDED, &a->flags) &&
+	    r45_plug_arm(a))
+		delay_stripe(sh);
+	else
+		queue_stripe(sh);
+}
+
+/*
+ * Cut a bio (sector relative to the array) into member-block pieces and
+ * hand them to their stripes.  The bio completes when every piece has.
+ */
+int r45_make_request(struct r45_array *a, struct bio *bio)
+{
+	const struct r45_geom *g = &a->geom;
+	struct bvec_iter iter = bio->bi_iter;
+	bool write = op_is_write(bio_op(bio));
+	bool fua = bio->bi_opf & REQ_FUA;
+	sector_t s = iter.bi_sector;
+	sector_t end = bvec_iter_end_sector(iter);
+
+	atomic64_inc(write ? &a->stats.writes : &a->stats.reads);
+	while (s < end) {
+		struct r45_loc loc;
+		struct r45_stripe *sh;
+		struct r45_piece *p;
+		unsigned int off, len;
+
+		r45_map_sector(g, s, &loc);
+		off = loc.dev_sector & (R45_STRIPE_SECTORS - 1);
+		len = min_t(sector_t, end - s, R45_STRIPE_SECTORS - off);
+		sh = get_stripe(a, loc.dev_sector - off);
+		p = mempool_alloc(a->piece_pool, GFP_NOIO);
+		p->bio = bio;
+		p->iter = iter;
+		p->page_off = off << SECTOR_SHIFT;
+		p->len = len << SECTOR_SHIFT;
+		bio_inc_remaining(bio);
+		attach_piece(a, sh, loc.disk, p, write, fua);
+		put_stripe(sh);
+		bio_advance_iter(bio, &iter, len << SECTOR_SHIFT);
+		s += len;
+	}
+	bio_endio(bio);
+	return 0;
+}
+
+/* ---- cache setup and sizing ---- */
+
+int r45_cache_init(struct r45_array *a, unsigned int nr_stripes)
+{
+	unsigned int buckets = roundup_pow_of_two(R45_MAX_STRIPES / 4), i;
+
+	spin_lock_init(&a->lock);
+	INIT_LIST_HEAD(&a->idle);
+	INIT_LIST_HEAD(&a->delayed);
+	init_waitqueue_head(&a->wait_stripe);
+	a->max_stripes = nr_stripes;
+	a->hash = kvcalloc(buckets, sizeof(*a->hash), GFP_KERNEL);
+	if (!a->hash)
+		return -ENOMEM;
+	a->hash_mask = buckets - 1;
+	for (i = 0; i < buckets; i++)
+		INIT_HLIST_HEAD(&a->hash[i]);
+	a->piece_cache = KMEM_CACHE(r45_piece, 0);
+	if (!a->piece_cache)
+		goto fail;
+	a->piece_pool = mempool_create_slab_pool(256, a->piece_cache);
+	if (!a->piece_pool)
+		goto fail;
+	a->wq = alloc_workqueue("raid45", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!a->wq)
+		goto fail;
+	/* a few stripes up front guarantee forward progress */
+	for (i = 0; i < R45_MIN_STRIPES; i++) {
+		struct r45_stripe *sh = alloc_stripe(a);
+
+		if (!sh)
+			goto fail;
+		list_add(&sh->lru, &a->idle);
+		a->nr_stripes++;
+	}
+	return 0;
+fail:
+	r45_cache_exit(a);
+	return -ENOMEM;
+}
+
+void r45_cache_exit(struct r45_array *a)
+{
+	struct r45_stripe *sh, *tmp;
+
+	if (a->wq) {
+		r45_release_delayed(a);
+		drain_workqueue(a->wq);
+		destroy_workqueue(a->wq);
+		a->wq = NULL;
+	}
+	list_for_each_entry_safe(sh, tmp, &a->idle, lru) {
+		list_del(&sh->lru);
+		hlist_del_init(&sh->hash);
+		free_stripe(a, sh);
+		a->nr_stripes--;
+	}
+	if (a->nr_stripes)
+		DMERR("%u stripes still busy at teardown", a->nr_stripes);
+	mempool_destroy(a->piece_pool);
+	a->piece_pool = NULL;
+	kmem_cache_destroy(a->piece_cache);
+	a->piece_cache = NULL;
+	kvfree(a->hash);
+	a->hash = NULL;
+}
+
+/* Change the cache size; excess busy stripes go when they become idle. */
+int r45_cache_resize(struct r45_array *a, unsigned int nr_stripes)
+{
+	struct r45_stripe *sh, *tmp;
+	LIST_HEAD(victims);
+
+	if (nr_stripes < R45_MIN_STRIPES || nr_stripes > R45_MAX_STRIPES)
+		return -EINVAL;
+	spin_lock_irq(&a->lock);
+	a->max_stripes = nr_stripes;
+	list_for_each_entry_safe(sh, tmp, &a->idle, lru) {
+		if (a->nr_stripes <= a->max_stripes)
+			break;
+		list_move(&sh->lru, &victims);
+		hlist_del_init(&sh->hash);
+		a->nr_stripes--;
+	}
+	spin_unlock_irq(&a->lock);
+	list_for_each_entry_safe(sh, tmp, &victims, lru)
+		free_stripe(a, sh);
+	wake_up_all(&a->wait_stripe);
+	return 0;
+}

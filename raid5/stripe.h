@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Stripe cache internals, private to raid5/. */
+#ifndef R45_STRIPE_H
+#define R45_STRIPE_H
+
+#include "r45_array.h"
+
+/*
+ * A piece of an application bio that falls on one member block of one
+ * stripe: iter is positioned at its first byte.
+ */
+struct r45_piece {
+	struct list_head node;
+	struct bio *bio;
+	struct bvec_iter iter;
+	unsigned short page_off;	/* bytes into the member block */
+	unsigned short len;		/* bytes */
+};
+
+struct r45_dev {
+	struct page *page;
+	unsigned long flags;
+	struct list_head reads;		/* waiting for data */
+	struct list_head writes;	/* waiting to be written */
+	struct list_head batch;		/* being written now */
+	unsigned int wcover;		/* sectors covered by writes */
+	unsigned int bcover;		/* sectors covered by the batch */
+	int error;			/* last member I/O failed */
+	struct bio bio;			/* member I/O */
+	struct bio_vec vec;
+};
+
+/* r45_dev.flags */
+enum {
+	R45_DEV_UPTODATE,	/* page holds the member's current block */
+};
+
+struct r45_stripe {
+	struct hlist_node hash;
+	struct list_head lru;		/* idle or delayed list */
+	struct r45_array *a;
+	sector_t sector;		/* member sector, stripe aligned */
+	spinlock_t lock;		/* piece lists and wcover */
+	atomic_t count;
+	unsigned long state;
+	atomic_t io_pending;
+	bool fua;
+	struct work_struct work;
+	struct r45_stripe_map map;
+	struct r45_dev dev[];
+};
+
+/* r45_stripe.state */
+enum {
+	R45_STRIPE_QUEUED,	/* work queued */
+	R45_STRIPE_DELAYED,	/* on the delayed list */
+	R45_STRIPE_WRITING,	/* a write batch is on its way to members */
+	R45_STRIPE_FUA_PENDING,	/* a waiting write asked for FUA */
+	R45_STRIPE_FUA,		/* the current batch is written with FUA */
+};
+
+#define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)
+
+#endif
