@@ -72,7 +72,8 @@ struct r45_array {
 	void *event_ctx;
 	struct work_struct event_work;
 
-	struct bio_set flush_bs;
+	struct bio_set flush_bs;	/* member flushes */
+	struct bio_set io_bs;		/* stripe member I/O */
 	struct r45_stats stats;
 };
 

@@ -36,10 +36,14 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 	r45_plug_init(a);
 	if (bioset_init(&a->flush_bs, 16, 0, 0))
 		goto fail_free;
+	if (bioset_init(&a->io_bs, 4 * R45_MAX_DISKS, 0, BIOSET_NEED_BVECS))
+		goto fail_flush_bs;
 	if (r45_cache_init(a, nr_stripes))
-		goto fail_bioset;
+		goto fail_io_bs;
 	return a;
-fail_bioset:
+fail_io_bs:
+	bioset_exit(&a->io_bs);
+fail_flush_bs:
 	bioset_exit(&a->flush_bs);
 fail_free:
 	kfree(a);
@@ -51,6 +55,7 @@ void r45_array_destroy(struct r45_array *a)
 	r45_plug_stop(a);
 	r45_cache_exit(a);
 	cancel_work_sync(&a->event_work);
+	bioset_exit(&a->io_bs);
 	bioset_exit(&a->flush_bs);
 	kfree(a);
 }

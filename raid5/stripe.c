@@ -45,6 +45,7 @@ static struct r45_stripe *alloc_stripe(struct r45_array *a)
 		INIT_LIST_HEAD(&dev->reads);
 		INIT_LIST_HEAD(&dev->writes);
 		INIT_LIST_HEAD(&dev->batch);
+		dev->sh = sh;
 	}
 	sh->a = a;
 	spin_lock_init(&sh->lock);
@@ -276,8 +277,8 @@ static unsigned int cover_mask(const struct r45_piece *p)
 
 static void member_end_io(struct bio *bio)
 {
-	struct r45_dev *dev = container_of(bio, struct r45_dev, bio);
-	struct r45_stripe *sh = bio->bi_private;
+	struct r45_dev *dev = bio->bi_private;
+	struct r45_stripe *sh = dev->sh;
 	struct r45_array *a = sh->a;
 	unsigned int idx = dev - sh->dev;
 
@@ -287,7 +288,7 @@ static void member_end_io(struct bio *bio)
 	} else if (bio_op(bio) == REQ_OP_READ) {
 		set_bit(R45_DEV_UPTODATE, &dev->flags);
 	}
-	bio_uninit(bio);
+	bio_put(bio);
 	if (atomic_dec_and_test(&sh->io_pending)) {
 		queue_stripe(sh);
 		put_stripe(sh);
@@ -308,14 +309,15 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 	for_each_set_bit(i, &mask, a->geom.raid_disks) {
 		struct r45_dev *dev = &sh->dev[i];
 		struct r45_member *m = &a->members[i];
+		struct bio *bio;
 
 		dev->error = 0;
-		bio_init(&dev->bio, m->bdev, &dev->vec, 1, opf);
-		dev->bio.bi_iter.bi_sector = m->offset + sh->sector;
-		__bio_add_page(&dev->bio, dev->page, R45_STRIPE_BYTES, 0);
-		dev->bio.bi_end_io = member_end_io;
-		dev->bio.bi_private = sh;
-		submit_bio_noacct(&dev->bio);
+		bio = bio_alloc_bioset(m->bdev, 1, opf, GFP_NOIO, &a->io_bs);
+		bio->bi_iter.bi_sector = m->offset + sh->sector;
+		__bio_add_page(bio, dev->page, R45_STRIPE_BYTES, 0);
+		bio->bi_end_io = member_end_io;
+		bio->bi_private = dev;
+		submit_bio_noacct(bio);
 	}
 	return true;
 }

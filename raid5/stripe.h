@@ -26,8 +26,7 @@ struct r45_dev {
 	unsigned int wcover;		/* sectors covered by writes */
 	unsigned int bcover;		/* sectors covered by the batch */
 	int error;			/* last member I/O failed */
-	struct bio bio;			/* member I/O */
-	struct bio_vec vec;
+	struct r45_stripe *sh;		/* back pointer for I/O completion */
 };
 
 /* r45_dev.flags */

@@ -2,7 +2,6 @@
 # Guest side of "make demo" (not a test: run by scripts/demo).
 . "$(dirname "$0")/lib.sh"
 set -e
-setup_module_overlay
 load_module
 make_ramdisks 4 64
 # 4 members of 64 MiB, raid5 left-symmetric, 64-sector chunks:

@@ -48,7 +48,7 @@ expect_fail() {
 # Ramdisks: brd with N disks of SIZE MiB each (/dev/ram0..).
 make_ramdisks() {
 	local n=$1 mib=$2
-	rmmod brd 2>/dev/null
+	rmmod brd 2>/dev/null || true
 	modprobe brd rd_nr="$n" rd_size=$((mib * 1024)) max_part=0 ||
 		die "modprobe brd failed"
 }
@@ -60,7 +60,7 @@ cleanup_all() {
 		[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
 	done
 	dmsetup remove_all --force >/dev/null 2>&1
-	rmmod brd 2>/dev/null
+	rmmod brd 2>/dev/null || true
 	losetup -D 2>/dev/null
 	true
 }
