@@ -1,0 +1,42 @@
+#!/bin/bash
+# fio mixed random I/O with crc32c verification (512 B..1 MiB blocks,
+# 512-byte aligned offsets, 4 jobs), then the raw members' parity is
+# recomputed; once more while the stripe cache is resized under load.
+. "$(dirname "$0")/lib.sh"
+load_module
+types=${R45_FIO_TYPES:-"raid5_ls raid4 raid5_ra raid6_zr"}
+make_ramdisks 5 40
+devs=(/dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 /dev/ram4)
+
+run_fio() {
+	fio --name=verify --filename=/dev/mapper/r45f --direct=1 --ioengine=libaio \
+		--iodepth=8 --rw=randrw --rwmixread=40 --bsrange=512-1m --blockalign=512 \
+		--numjobs=4 --size=20m --offset_increment=20m --verify=crc32c \
+		--verify_fatal=1 --randrepeat=0 --group_reporting --minimal >/tmp/fio.out 2>&1
+}
+
+for type in $types; do
+	pd=1
+	case $type in raid6*) pd=2 ;; esac
+	chunk=64
+	for d in "${devs[@]}"; do dd if=/dev/zero of="$d" bs=1M count=40 status=none; done
+	per_dev=$((36 * 2048))
+	table="0 $((per_dev * (5 - pd))) raid45 core 2 1024 nosync $type"
+	[ "$type" = raid4 ] && table+=" -1"
+	table+=" 2 $chunk 64 5 -1"
+	for d in "${devs[@]}"; do table+=" $d 2048"; done
+	dmsetup create r45f --table "$table" || die "create $type"
+	run_fio || { cat /tmp/fio.out; die "fio verify failed on $type"; }
+	# again, resizing the stripe cache up and down during the load
+	( for i in $(seq 40); do
+		dmsetup message r45f 0 stripe_cache set $((8 + (i * 37) % 500)) || exit 1
+		sleep 0.1
+	done ) &
+	resizer=$!
+	run_fio || { cat /tmp/fio.out; die "fio verify failed on $type during resize"; }
+	wait $resizer || die "stripe_cache message failed"
+	dmsetup remove r45f || die "remove"
+	"$PARCHECK" -t "$type" -c $chunk -o 2048 -n $((per_dev / chunk)) "${devs[@]}" >/tmp/pc ||
+		{ cat /tmp/pc; die "parity-check failed on $type"; }
+	echo "ok $type: $(cat /tmp/pc)"
+done
