@@ -22,6 +22,7 @@ struct raid45 {
 	struct dm_target *ti;
 	struct r45_array *array;
 	struct dm_dirty_log *log;
+	bool log_owned;			/* by the array's region hash */
 	bool disk_log;
 	int log_sync;			/* sync word given to the log */
 	u32 region_size;
@@ -260,7 +261,7 @@ static void raid45_free(struct raid45 *rs)
 
 	if (rs->array)
 		r45_array_destroy(rs->array);
-	if (rs->log)
+	if (rs->log && !rs->log_owned)
 		dm_dirty_log_destroy(rs->log);
 	for (i = 0; i < rs->nr_devs; i++)
 		if (rs->devs[i])
@@ -282,6 +283,10 @@ static int create_log(struct raid45 *rs, const char *type,
 	unsigned int n = rs->disk_log ? 2 : 1, i;
 	int sync = rs->recovery_sync != R45_SYNC_DEFAULT ?
 		   rs->recovery_sync : rs->log_sync;
+
+	/* rebuilding a member means every region is out of sync */
+	if (rs->dev_to_init >= 0)
+		sync = R45_SYNC;
 
 	for (i = 0; i < n; i++)
 		args[i] = argv[i];
@@ -399,15 +404,23 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	for (i = 0; i < rs->nr_devs; i++)
 		r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
 				     rs->offsets[i]);
-	/* until rebuild exists, a member being initialised is not read */
-	if (rs->dev_to_init >= 0)
-		set_bit(R45_MEMBER_FAILED,
-			&rs->array->members[rs->dev_to_init].flags);
+	rs->array->bandwidth = rs->bandwidth;
+	rs->array->recovery_stripes = rs->recovery_stripes;
+	r = r45_sync_init(rs->array, rs->log, rs->region_size,
+			  dm_sector_div_up(ti->len, rs->region_size),
+			  rs->dev_to_init);
+	if (r) {
+		ti->error = "Cannot start the sync driver";
+		goto bad;
+	}
+	rs->log_owned = true;
 
-	r = dm_set_target_max_io_len(ti, chunk);
+	/* a bio never crosses a chunk (remapped reads) or a region */
+	r = dm_set_target_max_io_len(ti, min(chunk, rs->region_size));
 	if (r)
 		goto bad;
 	ti->num_flush_bios = 1;
+	ti->per_io_data_size = sizeof(struct r45_bio_info);
 	ti->private = rs;
 	return 0;
 bad:
@@ -423,7 +436,10 @@ static void raid45_dtr(struct dm_target *ti)
 static int raid45_map(struct dm_target *ti, struct bio *bio)
 {
 	struct raid45 *rs = ti->private;
+	struct r45_bio_info *io = dm_per_bio_data(bio, sizeof(*io));
 
+	io->member = -1;
+	io->counted = false;
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		r45_array_flush(rs->array, bio);
 		return DM_MAPIO_SUBMITTED;
@@ -431,9 +447,28 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 	if (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE)
 		return DM_MAPIO_KILL;
 	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
-	if (r45_array_submit(rs->array, bio) == R45_REMAPPED)
+	io->iter = bio->bi_iter;
+	if (r45_array_submit(rs->array, bio, io) == R45_REMAPPED)
 		return DM_MAPIO_REMAPPED;
 	return DM_MAPIO_SUBMITTED;
+}
+
+static int raid45_end_io(struct dm_target *ti, struct bio *bio,
+			 blk_status_t *error)
+{
+	struct raid45 *rs = ti->private;
+	struct r45_bio_info *io = dm_per_bio_data(bio, sizeof(*io));
+	int member = io->member;
+
+	r45_array_write_done(rs->array, io);
+	if (member < 0 || !*error || bio_op(bio) != REQ_OP_READ ||
+	    *error == BLK_STS_NOTSUPP)
+		return DM_ENDIO_DONE;
+	/* a member read failed: serve it again degraded, from the others */
+	io->member = -1;
+	bio->bi_iter = io->iter;
+	r45_array_retry_read(rs->array, bio, member);
+	return DM_ENDIO_INCOMPLETE;
 }
 
 /* ---- status and table ---- */
@@ -458,10 +493,9 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" %s", rs->devs[i]->name);
 		DMEMIT(" 1 ");
 		for (i = 0; i < rs->nr_devs; i++) {
-			bool init = (int)i == rs->dev_to_init;
+			bool init = (int)i == READ_ONCE(a->recover_member);
 
-			DMEMIT("%c", !init && r45_array_member_failed(a, i) ?
-			       'D' : 'A');
+			DMEMIT("%c", r45_array_member_failed(a, i) ? 'D' : 'A');
 			if ((int)i == rs->geom.raid4_parity)
 				DMEMIT("p");
 			if (init)
@@ -473,6 +507,9 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 							    rs->region_size));
 		sz += rs->log->type->status(rs->log, type, result + sz,
 					    maxlen - sz);
+		/* [ext] after the spec's words: sync action, mismatches */
+		DMEMIT(" %s %lld", r45_sync_action_name(a),
+		       atomic64_read(&a->mismatches));
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
@@ -495,7 +532,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" %d", rs->geom.raid4_parity);
 		DMEMIT(" 7 %u %u %u %u %u %s %u %u %d",
 		       rs->geom.chunk_sectors, a->max_stripes, rs->io_size,
-		       rs->recover_io_size, rs->bandwidth,
+		       rs->recover_io_size, a->bandwidth,
 		       sync_word(rs->recovery_sync), rs->recovery_stripes,
 		       rs->nr_devs, rs->dev_to_init);
 		for (i = 0; i < rs->nr_devs; i++)
@@ -569,11 +606,16 @@ bad:
 	return -EINVAL;
 }
 
+static const char *const sync_words[] = {
+	"check", "repair", "idle", "frozen", "resync", "recover",
+};
+
 static int raid45_message(struct dm_target *ti, unsigned int argc,
 			  char **argv, char *result, unsigned int maxlen)
 {
 	struct raid45 *rs = ti->private;
 	struct r45_array *a = rs->array;
+	unsigned int i;
 	bool reset;
 	int r;
 
@@ -588,9 +630,39 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 				 R45_MAX_STRIPES, "stripe_cache");
 		return r ? r : r45_cache_resize(a, v);
 	}
-	if (word_is(argv[0], "bandwidth"))
-		return adjust_value(argc, argv, &rs->bandwidth, 1, 100,
-				    "bandwidth");
+	if (word_is(argv[0], "bandwidth")) {
+		unsigned int v = a->bandwidth;
+
+		r = adjust_value(argc, argv, &v, 1, 100, "bandwidth");
+		if (!r)
+			WRITE_ONCE(a->bandwidth, v);
+		return r;
+	}
+	if (word_is(argv[0], "allow_writes")) {
+		/* writes are never held back after a failure: nothing to do */
+		if (argc != 1) {
+			DMERR("allow_writes takes no arguments");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (word_is(argv[0], "xor")) {
+		DMERR("xor: the kernel's xor library chose its routine at boot; it cannot be selected here");
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(sync_words); i++) {
+		if (!word_is(argv[0], sync_words[i]))
+			continue;
+		if (argc != 1) {
+			DMERR("%s takes no arguments", sync_words[i]);
+			return -EINVAL;
+		}
+		r = r45_sync_request(a, sync_words[i]);
+		if (r == -EBUSY)
+			DMERR("%s: %s is running", sync_words[i],
+			      r45_sync_action_name(a));
+		return r;
+	}
 	if (word_is(argv[0], "statistics")) {
 		r = switch_value(argc, argv, &rs->statistics, &reset,
 				 "statistics");
@@ -646,6 +718,7 @@ static void raid45_postsuspend(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
+	r45_sync_flush_log(rs->array);
 	if (rs->log->type->postsuspend)
 		rs->log->type->postsuspend(rs->log);
 }
@@ -666,6 +739,7 @@ static struct target_type raid45_target = {
 	.ctr = raid45_ctr,
 	.dtr = raid45_dtr,
 	.map = raid45_map,
+	.end_io = raid45_end_io,
 	.status = raid45_status,
 	.message = raid45_message,
 	.io_hints = raid45_io_hints,

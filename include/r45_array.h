@@ -16,7 +16,12 @@
 #include <linux/bio.h>
 #include <linux/mempool.h>
 #include <linux/blkdev.h>
+#include <linux/mutex.h>
+#include <linux/dm-dirty-log.h>
 #include "r45_layout.h"
+
+struct dm_region_hash;
+struct task_struct;
 
 #define R45_STRIPE_SECTORS	8	/* one page per member per stripe */
 #define R45_STRIPE_BYTES	(R45_STRIPE_SECTORS << SECTOR_SHIFT)
@@ -37,6 +42,23 @@ enum { R45_MEMBER_FAILED };
 enum {
 	R45_ARRAY_SUSPENDED,	/* no new delayed work; timer idle */
 	R45_ARRAY_DEAD,		/* more failures than parity: no I/O */
+};
+
+/* Sync actions (md's sync_action words) */
+enum r45_action {
+	R45_ACT_IDLE,
+	R45_ACT_RESYNC,
+	R45_ACT_RECOVER,
+	R45_ACT_CHECK,
+	R45_ACT_REPAIR,
+};
+
+/* The dm target's per-bio data, also read by the array. */
+struct r45_bio_info {
+	struct bvec_iter iter;		/* array-relative, before remapping */
+	int member;			/* read remapped to this member, or -1 */
+	bool counted;			/* write counted in the region hash */
+	region_t region;
 };
 
 struct r45_stats {
@@ -72,6 +94,39 @@ struct r45_array {
 	void *event_ctx;
 	struct work_struct event_work;
 
+	/* dirty log, region hash and sync driver (md-compat/sync.c) */
+	struct dm_dirty_log *log;
+	struct dm_region_hash *rh;
+	struct mutex rh_mutex;		/* every call that touches the log */
+	struct work_struct rh_work;
+	region_t nr_regions;
+	sector_t region_size;
+	spinlock_t held_lock;
+	struct bio_list held_writes;	/* released by recovered regions */
+	struct work_struct held_work;
+	struct task_struct *sync_thread;
+	wait_queue_head_t sync_wait;
+	int action;			/* enum r45_action */
+	int requested;			/* action asked for by a message */
+	bool frozen;
+	bool paused;
+	bool recovery_open;		/* region hash recovery started */
+	bool sync_busy;			/* thread is inside a pass step */
+	int recover_member;		/* being rebuilt, or -1 */
+	u64 recover_row;		/* rows below are rebuilt */
+	u64 check_row;
+	atomic_t sync_in_flight;
+	atomic_t sync_errors;
+	atomic64_t mismatches;
+	atomic64_t app_io;		/* application bios, for throttling */
+	unsigned int bandwidth;		/* percent */
+	unsigned int recovery_stripes;
+
+	/* bypass reads that failed, to be served again through the cache */
+	spinlock_t retry_lock;
+	struct bio_list retry_bios;
+	struct work_struct retry_work;
+
 	struct bio_set flush_bs;	/* member flushes */
 	struct bio_set io_bs;		/* stripe member I/O */
 	struct r45_stats stats;
@@ -90,10 +145,26 @@ void r45_array_set_member(struct r45_array *a, unsigned int idx,
 bool r45_array_member_failed(struct r45_array *a, unsigned int idx);
 /* r45_array_submit() results */
 enum { R45_SUBMITTED, R45_REMAPPED };
-int r45_array_submit(struct r45_array *a, struct bio *bio);
+int r45_array_submit(struct r45_array *a, struct bio *bio,
+		     struct r45_bio_info *info);
+void r45_array_retry_read(struct r45_array *a, struct bio *bio, int member);
+void r45_array_write_done(struct r45_array *a, struct r45_bio_info *info);
 void r45_array_flush(struct r45_array *a, struct bio *bio);
 void r45_array_suspend(struct r45_array *a);
 void r45_array_resume(struct r45_array *a);
+
+/* md-compat/sync.c */
+int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
+		  sector_t region_size, region_t nr_regions, int recover_member);
+void r45_sync_exit(struct r45_array *a);
+void r45_sync_pause(struct r45_array *a);
+void r45_sync_unpause(struct r45_array *a);
+int r45_sync_request(struct r45_array *a, const char *action);
+const char *r45_sync_action_name(struct r45_array *a);
+bool r45_sync_write_begin(struct r45_array *a, struct bio *bio,
+			  struct r45_bio_info *info);
+void r45_sync_done(struct r45_array *a, bool ok);
+void r45_sync_flush_log(struct r45_array *a);
 
 /* md-compat/plug.c */
 void r45_plug_init(struct r45_array *a);
@@ -106,6 +177,7 @@ void r45_cache_exit(struct r45_array *a);
 int r45_cache_resize(struct r45_array *a, unsigned int nr_stripes);
 int r45_make_request(struct r45_array *a, struct bio *bio);
 void r45_release_delayed(struct r45_array *a);
+void r45_sync_stripe(struct r45_array *a, sector_t sector, int action);
 
 /* raid5/parity.c */
 void r45_compute_parity(const struct r45_geom *g,

@@ -325,7 +325,8 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 /* ---- the state machine ---- */
 
 struct stripe_ctx {
-	unsigned long failed;	/* members failed */
+	unsigned long failed;	/* blocks that cannot be read */
+	unsigned long broken;	/* members failed: never written */
 	unsigned long uptodate;	/* blocks valid in the cache */
 	unsigned long data;	/* data members of this stripe */
 	unsigned long parity;	/* P (and Q) members */
@@ -335,17 +336,23 @@ struct stripe_ctx {
 static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
 {
 	struct r45_array *a = sh->a;
+	int rm = READ_ONCE(a->recover_member);
 	unsigned int i;
 
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < a->geom.raid_disks; i++) {
 		if (test_bit(R45_MEMBER_FAILED, &a->members[i].flags)) {
 			c->failed |= BIT(i);
-			c->nfailed++;
+			c->broken |= BIT(i);
 		}
 		if (test_bit(R45_DEV_UPTODATE, &sh->dev[i].flags))
 			c->uptodate |= BIT(i);
 	}
+	/* a member being rebuilt is readable only where rebuilt */
+	if (rm >= 0 && (sh->sector >> a->geom.chunk_shift) >=
+	    READ_ONCE(a->recover_row))
+		c->failed |= BIT(rm);
+	c->nfailed = hweight_long(c->failed);
 	for (i = 0; i < a->geom.data_disks; i++)
 		c->data |= BIT(sh->map.data[i]);
 	c->parity = BIT(sh->map.pd);
@@ -494,6 +501,116 @@ static void apply_batch(struct r45_stripe *sh, unsigned long touched,
 		r45_compute_parity(&a->geom, &sh->map, blocks);
 }
 
+static void end_sync(struct r45_stripe *sh, bool ok)
+{
+	clear_bit(R45_STRIPE_SYNC_READING, &sh->state);
+	clear_bit(R45_STRIPE_SYNC_WRITING, &sh->state);
+	clear_bit(R45_STRIPE_SYNC, &sh->state);
+	r45_sync_done(sh->a, ok);
+}
+
+/*
+ * Parity of the blocks as read, compared with what the members hold:
+ * returns the parity members that differ, with their new blocks already
+ * in the cache when fix is set.
+ */
+static unsigned long verify_parity(struct r45_stripe *sh, bool fix)
+{
+	struct r45_array *a = sh->a;
+	void *blocks[R45_MAX_DISKS];
+	struct page *tmp[2] = { NULL, NULL };
+	int pm[2] = { sh->map.pd, sh->map.qd };
+	unsigned long differ = 0;
+	unsigned int i, np = sh->map.qd >= 0 ? 2 : 1;
+
+	block_addrs(sh, blocks);
+	for (i = 0; i < np; i++) {
+		tmp[i] = alloc_page(GFP_NOIO);
+		if (!tmp[i])
+			goto out;
+		blocks[pm[i]] = page_address(tmp[i]);
+	}
+	r45_compute_parity(&a->geom, &sh->map, blocks);
+	for (i = 0; i < np; i++) {
+		void *old = page_address(sh->dev[pm[i]].page);
+
+		if (memcmp(old, blocks[pm[i]], R45_STRIPE_BYTES)) {
+			differ |= BIT(pm[i]);
+			if (fix)
+				memcpy(old, blocks[pm[i]], R45_STRIPE_BYTES);
+		}
+	}
+out:
+	for (i = 0; i < np; i++)
+		if (tmp[i])
+			__free_page(tmp[i]);
+	return differ;
+}
+
+/*
+ * The sync action on this stripe, once no write batch is in flight:
+ * read every readable block (from the members, not the cache, for
+ * check/repair/resync), then verify or fix parity, or rebuild the member
+ * being recovered.  Returns true while it waits for member I/O.
+ */
+static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
+{
+	struct r45_array *a = sh->a;
+	unsigned long all = BIT(a->geom.raid_disks) - 1, differ, mask;
+	int action = sh->sync_action;
+	unsigned int i;
+
+	if (test_bit(R45_STRIPE_SYNC_WRITING, &sh->state)) {
+		bool ok = true;
+
+		for (i = 0; i < a->geom.raid_disks; i++)
+			if (sh->dev[i].error)
+				ok = false;
+		end_sync(sh, ok);
+		return false;
+	}
+	if (c->nfailed > a->geom.parity_disks ||
+	    (action != R45_ACT_RECOVER && c->nfailed)) {
+		/* nothing can be verified or rebuilt here */
+		end_sync(sh, action != R45_ACT_RECOVER);
+		return false;
+	}
+	if (!test_and_set_bit(R45_STRIPE_SYNC_READING, &sh->state)) {
+		if (action != R45_ACT_RECOVER) {
+			for (i = 0; i < a->geom.raid_disks; i++)
+				clear_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
+			c->uptodate = 0;
+		}
+		if (submit_member_io(sh, all & ~c->failed & ~c->uptodate,
+				     REQ_OP_READ))
+			return true;
+	}
+	if (action == R45_ACT_RECOVER) {
+		int rm = READ_ONCE(a->recover_member);
+
+		if (rm < 0 || (c->broken & BIT(rm))) {
+			end_sync(sh, true);
+			return false;
+		}
+		if (c->failed & ~c->uptodate &&
+		    rebuild_failed(sh, c, c->failed & ~c->uptodate)) {
+			end_sync(sh, false);
+			return false;
+		}
+		mask = BIT(rm);
+	} else {
+		differ = verify_parity(sh, action != R45_ACT_CHECK);
+		if (differ)
+			atomic64_inc(&a->mismatches);
+		mask = action == R45_ACT_CHECK ? 0 : differ;
+	}
+	set_bit(R45_STRIPE_SYNC_WRITING, &sh->state);
+	if (submit_member_io(sh, mask, REQ_OP_WRITE))
+		return true;
+	end_sync(sh, true);
+	return false;
+}
+
 static void handle_stripe(struct r45_stripe *sh)
 {
 	struct r45_array *a = sh->a;
@@ -512,6 +629,8 @@ static void handle_stripe(struct r45_stripe *sh)
 		finish_batch(sh, dead ? BLK_STS_IOERR : BLK_STS_OK);
 
 	serve_reads(sh, &c);
+	if (test_bit(R45_STRIPE_SYNC, &sh->state) && handle_sync(sh, &c))
+		return;
 	touched = take_writes(sh, &full, &reading);
 	if (dead) {
 		/* beyond redundancy: no write can keep parity right */
@@ -561,7 +680,7 @@ static void handle_stripe(struct r45_stripe *sh)
 	else
 		atomic64_inc(&a->stats.rcw);
 	set_bit(R45_STRIPE_WRITING, &sh->state);
-	mask = (touched | c.parity) & ~c.failed;
+	mask = (touched | c.parity) & ~c.broken;
 	if (!submit_member_io(sh, mask, REQ_OP_WRITE |
 			      (test_bit(R45_STRIPE_FUA, &sh->state) ? REQ_FUA : 0)))
 		queue_stripe(sh);	/* nothing to write: finish next round */
@@ -647,6 +766,19 @@ int r45_make_request(struct r45_array *a, struct bio *bio)
 	}
 	bio_endio(bio);
 	return 0;
+}
+
+/* Ask the state machine to run a sync action on one stripe. */
+void r45_sync_stripe(struct r45_array *a, sector_t sector, int action)
+{
+	struct r45_stripe *sh = get_stripe(a, sector);
+
+	spin_lock_irq(&sh->lock);
+	sh->sync_action = action;
+	set_bit(R45_STRIPE_SYNC, &sh->state);
+	spin_unlock_irq(&sh->lock);
+	queue_stripe(sh);
+	put_stripe(sh);
 }
 
 /* ---- cache setup and sizing ---- */

@@ -43,7 +43,7 @@ struct r45_stripe {
 	atomic_t count;
 	unsigned long state;
 	atomic_t io_pending;
-	bool fua;
+	int sync_action;		/* enum r45_action */
 	struct work_struct work;
 	struct r45_stripe_map map;
 	struct r45_dev dev[];
@@ -56,6 +56,9 @@ enum {
 	R45_STRIPE_WRITING,	/* a write batch is on its way to members */
 	R45_STRIPE_FUA_PENDING,	/* a waiting write asked for FUA */
 	R45_STRIPE_FUA,		/* the current batch is written with FUA */
+	R45_STRIPE_SYNC,	/* a sync action waits for this stripe */
+	R45_STRIPE_SYNC_READING,	/* its member reads were issued */
+	R45_STRIPE_SYNC_WRITING,	/* its member writes were issued */
 };
 
 #define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)

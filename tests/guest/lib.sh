@@ -64,3 +64,50 @@ cleanup_all() {
 	losetup -D 2>/dev/null
 	true
 }
+
+# Field N (1-based, after "<start> <len> raid45") of a raid45 status line.
+status_word() {
+	dmsetup status "$1" | awk -v n="$2" '{ print $(n + 3) }'
+}
+
+# Health word and sync count of a raid45 device with N members.
+health() { status_word "$1" $(($2 + 3)); }
+sync_count() { status_word "$1" $(($2 + 4)); }
+
+# Wait (up to $3 s) until all regions are in sync and the action is idle.
+wait_in_sync() {
+	local dev=$1 n=$2 limit=${3:-300} i sc
+	for i in $(seq $((limit * 5))); do
+		sc=$(sync_count "$dev" "$n")
+		if [ "${sc%/*}" = "${sc#*/}" ] && dmsetup status "$dev" | grep -q ' idle [0-9]*$'; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	die "$dev not in sync after ${limit}s: $(dmsetup status "$dev")"
+}
+
+# Event counter of a dm device.
+dm_events() {
+	dmsetup info -c --noheadings -o events "$1" | tr -d ' '
+}
+
+# Replace the table of a linear member wrapper with dm-error (it fails).
+fail_wrapper() {
+	local name=$1 sz
+	sz=$(blockdev --getsz "/dev/mapper/$name")
+	dmsetup suspend "$name" && dmsetup load "$name" --table "0 $sz error" &&
+		dmsetup resume "$name" || die "cannot fail $name"
+}
+
+# Point a member wrapper at a (new) device.
+wrap_member() {
+	local name=$1 dev=$2 sz
+	sz=$(blockdev --getsz "$dev")
+	if dmsetup info "$name" >/dev/null 2>&1; then
+		dmsetup suspend "$name" && dmsetup load "$name" --table "0 $sz linear $dev 0" &&
+			dmsetup resume "$name" || die "cannot rewrap $name"
+	else
+		dmsetup create "$name" --table "0 $sz linear $dev 0" || die "cannot wrap $dev"
+	fi
+}

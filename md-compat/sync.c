@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sync driver and dirty-region logging.
+ *
+ * Writes are counted per region in the kernel's region hash (which marks
+ * the region dirty in the dm dirty log, flushed before the write goes to
+ * any member, and clean again once its writes are done).  A kernel thread
+ * walks the regions the log reports out of sync (resync, or rebuild of
+ * one member) through the region hash's recovery interface, which holds
+ * writes to the region being recovered, and the whole array for
+ * check/repair.  The work on each stripe is done by the stripe state
+ * machine; this file only decides which stripes, how fast and when.
+ */
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/device-mapper.h>
+#include <linux/dm-region-hash.h>
+#include "r45_array.h"
+
+#define DM_MSG_PREFIX "raid45"
+
+static const char *const action_names[] = {
+	[R45_ACT_IDLE] = "idle",
+	[R45_ACT_RESYNC] = "resync",
+	[R45_ACT_RECOVER] = "recover",
+	[R45_ACT_CHECK] = "check",
+	[R45_ACT_REPAIR] = "repair",
+};
+
+static u64 nr_rows(struct r45_array *a)
+{
+	return a->geom.dev_sectors >> a->geom.chunk_shift;
+}
+
+/* ---- region hash callbacks ---- */
+
+static void held_work(struct work_struct *work)
+{
+	struct r45_array *a = container_of(work, struct r45_array, held_work);
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&a->held_lock);
+	list = a->held_writes;
+	bio_list_init(&a->held_writes);
+	spin_unlock_irq(&a->held_lock);
+	while ((bio = bio_list_pop(&list))) {
+		struct r45_bio_info *info =
+			dm_per_bio_data(bio, sizeof(struct r45_bio_info));
+
+		if (r45_sync_write_begin(a, bio, info))
+			r45_make_request(a, bio);
+	}
+}
+
+/* Writes held while their region was recovered may go now. */
+static void rh_dispatch(void *context, struct bio_list *bios)
+{
+	struct r45_array *a = context;
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->held_lock, flags);
+	bio_list_merge(&a->held_writes, bios);
+	spin_unlock_irqrestore(&a->held_lock, flags);
+	queue_work(a->wq, &a->held_work);
+}
+
+static void rh_wakeup(void *context)
+{
+	struct r45_array *a = context;
+
+	queue_work(a->wq, &a->rh_work);
+	wake_up_all(&a->sync_wait);
+}
+
+static void rh_wakeup_recovery(void *context)
+{
+	struct r45_array *a = context;
+
+	wake_up_all(&a->sync_wait);
+}
+
+/* Clean regions are cleared, recovered ones marked in sync; log flushed. */
+static void rh_work(struct work_struct *work)
+{
+	struct r45_array *a = container_of(work, struct r45_array, rh_work);
+
+	mutex_lock(&a->rh_mutex);
+	dm_rh_update_states(a->rh, 1);
+	mutex_unlock(&a->rh_mutex);
+	wake_up_all(&a->sync_wait);
+}
+
+void r45_sync_flush_log(struct r45_array *a)
+{
+	flush_work(&a->rh_work);
+	mutex_lock(&a->rh_mutex);
+	dm_rh_update_states(a->rh, 1);
+	dm_rh_flush(a->rh);
+	mutex_unlock(&a->rh_mutex);
+}
+
+/*
+ * Before a write reaches the stripes: mark its region dirty (and flush
+ * the log), or hold the write while its region is being recovered.
+ * Returns false if the bio was held.
+ */
+bool r45_sync_write_begin(struct r45_array *a, struct bio *bio,
+			  struct r45_bio_info *info)
+{
+	struct bio_list list;
+	region_t region = dm_rh_bio_to_region(a->rh, bio);
+
+	mutex_lock(&a->rh_mutex);
+	if (dm_rh_get_state(a->rh, region, 1) == DM_RH_RECOVERING) {
+		dm_rh_delay(a->rh, bio);
+		mutex_unlock(&a->rh_mutex);
+		return false;
+	}
+	bio_list_init(&list);
+	bio_list_add(&list, bio);
+	dm_rh_inc_pending(a->rh, &list);
+	info->counted = true;
+	info->region = region;
+	dm_rh_flush(a->rh);
+	mutex_unlock(&a->rh_mutex);
+	return true;
+}
+
+/* ---- the thread ---- */
+
+void r45_sync_done(struct r45_array *a, bool ok)
+{
+	if (!ok)
+		atomic_inc(&a->sync_errors);
+	if (atomic_dec_and_test(&a->sync_in_flight) ||
+	    atomic_read(&a->sync_in_flight) < (int)a->recovery_stripes)
+		wake_up_all(&a->sync_wait);
+}
+
+static bool sync_stop(struct r45_array *a)
+{
+	return kthread_should_stop() || READ_ONCE(a->paused) ||
+	       READ_ONCE(a->frozen);
+}
+
+/* Sync every stripe of rows [first, last]; false if interrupted/failed. */
+static bool sync_rows(struct r45_array *a, u64 first, u64 last, int action)
+{
+	unsigned int chunk = a->geom.chunk_sectors;
+	u64 row;
+	unsigned int off;
+	unsigned long start = jiffies;
+	s64 io_before = atomic64_read(&a->app_io);
+
+	atomic_set(&a->sync_errors, 0);
+	for (row = first; row <= last; row++) {
+		for (off = 0; off < chunk; off += R45_STRIPE_SECTORS) {
+			wait_event(a->sync_wait,
+				   atomic_read(&a->sync_in_flight) <
+				   (int)a->recovery_stripes);
+			atomic_inc(&a->sync_in_flight);
+			r45_sync_stripe(a, (row << a->geom.chunk_shift) + off,
+					action);
+		}
+		if (sync_stop(a))
+			break;
+	}
+	wait_event(a->sync_wait, !atomic_read(&a->sync_in_flight));
+
+	/* leave the application its share of the time */
+	if (a->bandwidth < 100 && atomic64_read(&a->app_io) != io_before) {
+		unsigned long spent = jiffies - start + 1;
+
+		schedule_timeout_interruptible(spent * (100 - a->bandwidth) /
+					       a->bandwidth);
+	}
+	return row > last && !atomic_read(&a->sync_errors);
+}
+
+static void region_rows(struct r45_array *a, region_t region, u64 *first,
+			u64 *last)
+{
+	u64 row_sectors = (u64)a->geom.chunk_sectors * a->geom.data_disks;
+	u64 start = (u64)region * a->region_size;
+	u64 end = start + a->region_size - 1;
+
+	*first = div64_u64(start, row_sectors);
+	*last = min(div64_u64(end, row_sectors), nr_rows(a) - 1);
+}
+
+static void finish_action(struct r45_array *a)
+{
+	DMINFO("%s finished", action_names[a->action]);
+	if (a->action == R45_ACT_RECOVER)
+		WRITE_ONCE(a->recover_member, -1);
+	a->action = R45_ACT_IDLE;
+	r45_array_event(a);
+}
+
+/* One step of resync/recover: one region.  Returns false when done. */
+static bool log_step(struct r45_array *a)
+{
+	struct dm_region *reg;
+	u64 first, last;
+	bool ok;
+
+	mutex_lock(&a->rh_mutex);
+	dm_rh_recovery_prepare(a->rh);
+	mutex_unlock(&a->rh_mutex);
+	reg = dm_rh_recovery_start(a->rh);
+	if (!reg) {
+		if (!dm_rh_recovery_in_flight(a->rh) &&
+		    a->log->type->get_sync_count(a->log) >= a->nr_regions)
+			return false;
+		/* a region is quiescing: its writes will wake us */
+		wait_event_timeout(a->sync_wait, sync_stop(a), HZ / 20);
+		return true;
+	}
+	region_rows(a, dm_rh_get_region_key(reg), &first, &last);
+	ok = sync_rows(a, first, last, a->action);
+	if (ok && a->action == R45_ACT_RECOVER &&
+	    last + 1 > READ_ONCE(a->recover_row))
+		WRITE_ONCE(a->recover_row, last + 1);
+	dm_rh_recovery_end(reg, ok);
+	return true;
+}
+
+/* One step of check/repair: a batch of rows.  False when done. */
+static bool scan_step(struct r45_array *a)
+{
+	u64 rows = nr_rows(a), last;
+
+	if (a->check_row >= rows)
+		return false;
+	last = min(a->check_row + 15, rows - 1);
+	if (sync_rows(a, a->check_row, last, a->action))
+		a->check_row = last + 1;
+	return true;
+}
+
+static bool sync_wanted(struct r45_array *a)
+{
+	return kthread_should_stop() ||
+	       (!READ_ONCE(a->paused) && !READ_ONCE(a->frozen) &&
+		(a->action != R45_ACT_IDLE ||
+		 READ_ONCE(a->requested) != R45_ACT_IDLE));
+}
+
+static int sync_thread(void *data)
+{
+	struct r45_array *a = data;
+
+	while (!kthread_should_stop()) {
+		bool more;
+
+		wait_event_interruptible(a->sync_wait, sync_wanted(a));
+		if (kthread_should_stop())
+			break;
+		if (READ_ONCE(a->paused) || READ_ONCE(a->frozen))
+			continue;
+		WRITE_ONCE(a->sync_busy, true);
+		if (a->action == R45_ACT_IDLE) {
+			a->action = xchg(&a->requested, R45_ACT_IDLE);
+			a->check_row = 0;
+			if (a->action == R45_ACT_CHECK ||
+			    a->action == R45_ACT_REPAIR)
+				atomic64_set(&a->mismatches, 0);
+		}
+		if (a->action == R45_ACT_CHECK || a->action == R45_ACT_REPAIR)
+			more = scan_step(a);
+		else if (a->action != R45_ACT_IDLE)
+			more = log_step(a);
+		else
+			more = true;
+		if (!more)
+			finish_action(a);
+		WRITE_ONCE(a->sync_busy, false);
+		wake_up_all(&a->sync_wait);
+	}
+	return 0;
+}
+
+/* ---- control ---- */
+
+int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
+		  sector_t region_size, region_t nr_regions, int recover_member)
+{
+	mutex_init(&a->rh_mutex);
+	INIT_WORK(&a->rh_work, rh_work);
+	INIT_WORK(&a->held_work, held_work);
+	spin_lock_init(&a->held_lock);
+	bio_list_init(&a->held_writes);
+	init_waitqueue_head(&a->sync_wait);
+	a->recover_member = recover_member;
+	a->recover_row = 0;
+	a->region_size = region_size;
+	a->nr_regions = nr_regions;
+	a->rh = dm_region_hash_create(a, rh_dispatch, rh_wakeup,
+				      rh_wakeup_recovery, 0, 1, log,
+				      region_size, nr_regions);
+	if (IS_ERR(a->rh)) {
+		int r = PTR_ERR(a->rh);
+
+		a->rh = NULL;
+		return r;
+	}
+	a->log = log;
+	/* out-of-sync regions are worked off from the start */
+	a->action = recover_member >= 0 ? R45_ACT_RECOVER : R45_ACT_RESYNC;
+	a->paused = true;	/* until the first resume */
+	a->sync_thread = kthread_run(sync_thread, a, "raid45_sync");
+	if (IS_ERR(a->sync_thread)) {
+		int r = PTR_ERR(a->sync_thread);
+
+		a->sync_thread = NULL;
+		dm_region_hash_destroy(a->rh);
+		a->rh = NULL;
+		a->log = NULL;
+		return r;
+	}
+	return 0;
+}
+
+void r45_sync_exit(struct r45_array *a)
+{
+	if (a->sync_thread) {
+		kthread_stop(a->sync_thread);
+		a->sync_thread = NULL;
+	}
+	if (a->rh) {
+		flush_work(&a->held_work);
+		flush_work(&a->rh_work);
+		dm_rh_update_states(a->rh, 1);
+		dm_region_hash_destroy(a->rh);	/* and the log */
+		a->rh = NULL;
+		a->log = NULL;
+	}
+}
+
+/*
+ * Stop between steps (a region in recovery is ended, not in sync) and
+ * close the region hash's recovery gate.
+ */
+void r45_sync_pause(struct r45_array *a)
+{
+	WRITE_ONCE(a->paused, true);
+	wake_up_all(&a->sync_wait);
+	wait_event(a->sync_wait, !READ_ONCE(a->sync_busy));
+	if (a->recovery_open) {
+		r45_sync_flush_log(a);
+		dm_rh_stop_recovery(a->rh);
+		a->recovery_open = false;
+	}
+}
+
+void r45_sync_unpause(struct r45_array *a)
+{
+	if (!a->recovery_open) {
+		dm_rh_start_recovery(a->rh);
+		a->recovery_open = true;
+	}
+	WRITE_ONCE(a->paused, false);
+	wake_up_all(&a->sync_wait);
+}
+
+/* md's sync_action words: check repair idle frozen resync recover */
+int r45_sync_request(struct r45_array *a, const char *action)
+{
+	if (!strcmp(action, "frozen")) {
+		WRITE_ONCE(a->frozen, true);
+		return 0;
+	}
+	if (!strcmp(action, "idle")) {
+		WRITE_ONCE(a->frozen, false);
+		/* an interrupted check/repair is abandoned */
+		if (a->action == R45_ACT_CHECK || a->action == R45_ACT_REPAIR) {
+			WRITE_ONCE(a->frozen, true);
+			wait_event(a->sync_wait, !READ_ONCE(a->sync_busy));
+			a->action = R45_ACT_IDLE;
+			WRITE_ONCE(a->frozen, false);
+		}
+		wake_up_all(&a->sync_wait);
+		return 0;
+	}
+	if (a->action != R45_ACT_IDLE && !READ_ONCE(a->frozen))
+		return -EBUSY;
+	if (!strcmp(action, "check"))
+		WRITE_ONCE(a->requested, R45_ACT_CHECK);
+	else if (!strcmp(action, "repair"))
+		WRITE_ONCE(a->requested, R45_ACT_REPAIR);
+	else if (!strcmp(action, "resync") || !strcmp(action, "recover"))
+		WRITE_ONCE(a->requested, READ_ONCE(a->recover_member) >= 0 ?
+			   R45_ACT_RECOVER : R45_ACT_RESYNC);
+	else
+		return -EINVAL;
+	WRITE_ONCE(a->frozen, false);
+	wake_up_all(&a->sync_wait);
+	return 0;
+}
+
+const char *r45_sync_action_name(struct r45_array *a)
+{
+	if (READ_ONCE(a->frozen))
+		return "frozen";
+	return action_names[a->action];
+}

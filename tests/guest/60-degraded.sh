@@ -1,0 +1,117 @@
+#!/bin/bash
+# A member fails under a verified fio load (its wrapper swapped to
+# dm-error): no verify error, that member and only it shows D, dmsetup
+# wait returns; for raid4 and every raid5 layout and every member
+# position.  Then a second failure makes I/O fail without ever returning
+# wrong data; then a blank replacement is rebuilt (dev_to_init) under
+# load and the array ends consistent.
+. "$(dirname "$0")/lib.sh"
+load_module
+N=5
+make_ramdisks $((N + 1)) 24
+per_dev=$((20 * 2048))
+len=$((per_dev * (N - 1)))
+mk_table() { # <type> <dev_to_init>
+	local t="0 $len raid45 core 2 256 nosync $1" i
+	[ "$1" = raid4 ] && t+=" -1"
+	t+=" 1 64 $N $2"
+	for i in $(seq 0 $((N - 1))); do t+=" /dev/mapper/m$i 2048"; done
+	echo "$t"
+}
+fio_load() { # <rw> [extra...]
+	fio --name=deg --filename=/dev/mapper/r45d --direct=1 --ioengine=libaio \
+		--iodepth=4 --bsrange=4k-128k --numjobs=2 --size=24m --offset_increment=24m \
+		--verify=crc32c --verify_fatal=1 --group_reporting --minimal "$@" >/tmp/fio.out 2>&1
+}
+
+for type in raid4 raid5_la raid5_ra raid5_ls raid5_rs; do
+	for k in $(seq 0 $((N - 1))); do
+		for i in $(seq 0 $((N - 1))); do wrap_member "m$i" "/dev/ram$i"; done
+		dmsetup create r45d --table "$(mk_table "$type" -1)" || die "create"
+		ev=$(dm_events r45d)
+		( dmsetup wait r45d "$ev" >/dev/null 2>&1 && touch /tmp/waited ) &
+		waiter=$!
+		rm -f /tmp/waited
+		fio_load --rw=randwrite &
+		fiopid=$!
+		sleep 1
+		fail_wrapper "m$k"
+		wait $fiopid || { cat /tmp/fio.out; die "fio verify failed: $type member $k"; }
+		# read everything back once more: what fio wrote is intact
+		fio_load --rw=randwrite --verify_only || { cat /tmp/fio.out; die "verify_only failed: $type member $k"; }
+		h=$(health r45d $N)
+		exp=""
+		for i in $(seq 0 $((N - 1))); do
+			[ "$i" = "$k" ] && exp+=D || exp+=A
+			[ "$type" = raid4 ] && [ "$i" = $((N - 1)) ] && exp+=p
+		done
+		[ "$h" = "$exp" ] || die "health $h, expected $exp ($type member $k)"
+		for i in $(seq 50); do [ -e /tmp/waited ] && break; sleep 0.1; done
+		[ -e /tmp/waited ] || die "dmsetup wait did not return ($type member $k)"
+		[ "$(dm_events r45d)" -gt "$ev" ] || die "event counter did not move"
+		kill $waiter 2>/dev/null
+		dmsetup remove r45d || die "remove"
+		echo "ok $type member $k failed under load: $h"
+	done
+done
+
+# second failure: I/O fails, nothing read differs from what was written
+for i in $(seq 0 $((N - 1))); do wrap_member "m$i" "/dev/ram$i"; done
+dmsetup create r45d --table "$(mk_table raid5_ls -1)"
+head -c $((len * 512)) /dev/urandom > /tmp/ref
+dd if=/tmp/ref of=/dev/mapper/r45d bs=1M oflag=direct status=none || die "write"
+fail_wrapper m1
+cmp /tmp/ref /dev/mapper/r45d || die "degraded read differs"
+fail_wrapper m3
+[ "$(health r45d $N)" = ADADA ] || die "health after two failures: $(health r45d $N)"
+if dd if=/dev/mapper/r45d of=/dev/null bs=1M iflag=direct status=none 2>/dev/null; then
+	die "reading a doubly degraded raid5 succeeded"
+fi
+if dd if=/dev/urandom of=/dev/mapper/r45d bs=64k count=4 oflag=direct status=none 2>/dev/null; then
+	die "writing a doubly degraded raid5 succeeded"
+fi
+# every 64 KiB block either fails or equals what was written
+python3 - "$len" <<'PY' || die "a read returned wrong data"
+import os, sys
+n = int(sys.argv[1]) * 512
+ref = open('/tmp/ref', 'rb')
+fd = os.open('/dev/mapper/r45d', os.O_RDONLY)
+ok = bad = err = 0
+for off in range(0, n, 65536):
+    try:
+        got = os.pread(fd, 65536, off)
+    except OSError:
+        err += 1
+        continue
+    ref.seek(off)
+    if got == ref.read(65536):
+        ok += 1
+    else:
+        bad += 1
+print("blocks ok %d failed %d wrong %d" % (ok, err, bad))
+sys.exit(1 if bad or not err or not ok else 0)
+PY
+dmsetup remove r45d
+
+# rebuild a blank replacement under load
+for i in $(seq 0 $((N - 1))); do wrap_member "m$i" "/dev/ram$i"; done
+dmsetup create r45d --table "$(mk_table raid5_ls -1)"
+fio_load --rw=randwrite || { cat /tmp/fio.out; die "fio before rebuild"; }
+fail_wrapper m2
+dd if=/dev/zero of=/dev/ram$N bs=1M status=none
+dmsetup suspend r45d
+wrap_member m2 "/dev/ram$N"
+dmsetup load r45d --table "$(mk_table raid5_ls 2)" || die "reload with dev_to_init"
+dmsetup resume r45d
+h=$(health r45d $N)
+[ "$h" = AAAiAA ] || [ "$h" = AAAAA ] || echo "health during rebuild: $h"
+fio_load --rw=randwrite --verify_only || { cat /tmp/fio.out; die "verify during rebuild"; }
+fio_load --rw=randrw || { cat /tmp/fio.out; die "fio during rebuild"; }
+wait_in_sync r45d $N 600
+[ "$(health r45d $N)" = AAAAA ] || die "health after rebuild: $(health r45d $N)"
+fio_load --rw=randrw --verify_only || { cat /tmp/fio.out; die "verify after rebuild"; }
+dmsetup remove r45d
+devs=(/dev/mapper/m0 /dev/mapper/m1 /dev/mapper/m2 /dev/mapper/m3 /dev/mapper/m4)
+"$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((per_dev / 64)) "${devs[@]}" >/tmp/pc ||
+	{ cat /tmp/pc; die "rebuild left bad stripes"; }
+echo "ok rebuild: $(cat /tmp/pc)"
