@@ -215,12 +215,14 @@ static int parse_devices(struct raid45 *rs, struct dm_arg_set *as,
 			"Invalid number of raid devices (RAID6: 4..32)" :
 			"Invalid number of raid devices (RAID4/5: 3..32)",
 	};
-	unsigned int i, j;
+	unsigned int i, j, n;
 	int r;
 
-	r = dm_read_arg(&nr_devs, as, &rs->nr_devs, error);
+	/* dm_read_arg stores even a value it refuses: read into a local */
+	r = dm_read_arg(&nr_devs, as, &n, error);
 	if (r)
 		return r;
+	rs->nr_devs = n;
 	if (!as->argc || kstrtoint(dm_shift_arg(as), 10, &rs->dev_to_init) ||
 	    rs->dev_to_init < -1 || rs->dev_to_init >= (int)rs->nr_devs) {
 		*error = "Invalid device to initialize (-1 or a member index)";
