@@ -115,6 +115,7 @@ struct r45_array {
 	int recover_member;		/* being rebuilt, or -1 */
 	u64 recover_row;		/* rows below are rebuilt */
 	u64 check_row;
+	unsigned long sync_steps;	/* regions worked on by this action */
 	atomic_t sync_in_flight;
 	atomic_t sync_errors;
 	atomic64_t mismatches;

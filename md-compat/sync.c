@@ -190,13 +190,20 @@ static void region_rows(struct r45_array *a, region_t region, u64 *first,
 	*last = min(div64_u64(end, row_sectors), nr_rows(a) - 1);
 }
 
+/* The action is complete: an event, unless there was nothing to do. */
 static void finish_action(struct r45_array *a)
 {
-	DMINFO("%s finished", action_names[a->action]);
+	bool worked = a->sync_steps || a->action == R45_ACT_CHECK ||
+		      a->action == R45_ACT_REPAIR;
+
+	if (worked)
+		DMINFO("%s finished", action_names[a->action]);
 	if (a->action == R45_ACT_RECOVER)
 		WRITE_ONCE(a->recover_member, -1);
 	a->action = R45_ACT_IDLE;
-	r45_array_event(a);
+	a->sync_steps = 0;
+	if (worked)
+		r45_array_event(a);
 }
 
 /* One step of resync/recover: one region.  Returns false when done. */
@@ -219,6 +226,7 @@ static bool log_step(struct r45_array *a)
 		return true;
 	}
 	region_rows(a, dm_rh_get_region_key(reg), &first, &last);
+	a->sync_steps++;
 	ok = sync_rows(a, first, last, a->action);
 	if (ok && a->action == R45_ACT_RECOVER &&
 	    last + 1 > READ_ONCE(a->recover_row))

@@ -512,22 +512,24 @@ static void end_sync(struct r45_stripe *sh, bool ok)
 /*
  * Parity of the blocks as read, compared with what the members hold:
  * returns the parity members that differ, with their new blocks already
- * in the cache when fix is set.
+ * in the cache when fix is set; -ENOMEM if it could not be computed.
  */
-static unsigned long verify_parity(struct r45_stripe *sh, bool fix)
+static long verify_parity(struct r45_stripe *sh, bool fix)
 {
 	struct r45_array *a = sh->a;
 	void *blocks[R45_MAX_DISKS];
 	struct page *tmp[2] = { NULL, NULL };
 	int pm[2] = { sh->map.pd, sh->map.qd };
-	unsigned long differ = 0;
+	long differ = 0;
 	unsigned int i, np = sh->map.qd >= 0 ? 2 : 1;
 
 	block_addrs(sh, blocks);
 	for (i = 0; i < np; i++) {
 		tmp[i] = alloc_page(GFP_NOIO);
-		if (!tmp[i])
+		if (!tmp[i]) {
+			differ = -ENOMEM;
 			goto out;
+		}
 		blocks[pm[i]] = page_address(tmp[i]);
 	}
 	r45_compute_parity(&a->geom, &sh->map, blocks);
@@ -556,8 +558,9 @@ out:
 static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 {
 	struct r45_array *a = sh->a;
-	unsigned long all = BIT(a->geom.raid_disks) - 1, differ, mask;
+	unsigned long all = BIT(a->geom.raid_disks) - 1, mask;
 	int action = sh->sync_action;
+	long differ;
 	unsigned int i;
 
 	if (test_bit(R45_STRIPE_SYNC_WRITING, &sh->state)) {
@@ -600,6 +603,10 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 		mask = BIT(rm);
 	} else {
 		differ = verify_parity(sh, action != R45_ACT_CHECK);
+		if (differ < 0) {
+			end_sync(sh, false);	/* the region is tried again */
+			return false;
+		}
 		if (differ)
 			atomic64_inc(&a->mismatches);
 		mask = action == R45_ACT_CHECK ? 0 : differ;

@@ -28,6 +28,7 @@ for type in raid4 raid5_la raid5_ra raid5_ls raid5_rs; do
 	for k in $(seq 0 $((N - 1))); do
 		for i in $(seq 0 $((N - 1))); do wrap_member "m$i" "/dev/ram$i"; done
 		dmsetup create r45d --table "$(mk_table "$type" -1)" || die "create"
+		wait_in_sync r45d $N 60
 		ev=$(dm_events r45d)
 		( dmsetup wait r45d "$ev" >/dev/null 2>&1 && touch /tmp/waited ) &
 		waiter=$!
