@@ -666,6 +666,8 @@ static void handle_stripe(struct r45_stripe *sh)
 
 	missing = want & c.failed & ~c.uptodate;
 	if (missing) {
+		/* every unreadable block takes part in the rebuild */
+		missing = c.failed & ~c.uptodate;
 		/* rebuilding needs every other block: not when dead */
 		if (dead || rebuild_failed(sh, &c, missing)) {
 			fail_reads(sh, missing);

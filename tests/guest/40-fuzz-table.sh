@@ -2,7 +2,8 @@
 # 1,000 randomly mutated valid table lines (words dropped, duplicated,
 # swapped, numbers replaced by huge, negative or non-numeric values):
 # no crash or warning (the harness checks the kernel log), and no refused
-# line leaves a device behind.
+# line leaves a device behind.  1,000 lines on the newer kernel; 250 on
+# 6.1 (same parser; each dmsetup call is slow under TCG).
 . "$(dirname "$0")/lib.sh"
 load_module
 make_ramdisks 5 8
@@ -18,7 +19,9 @@ junk=(-1 -2 0 1 3 4294967296 18446744073709551616 99999999999999999999 abc
 RANDOM=4545
 accepted=0
 refused=0
-for i in $(seq 1000); do
+iterations=1000
+case $(uname -r) in 6.1.*) iterations=250 ;; esac
+for i in $(seq "${R45_FUZZ_LINES:-$iterations}"); do
 	read -r -a w <<< "${bases[RANDOM % ${#bases[@]}]}"
 	nmut=$((1 + RANDOM % 3))
 	for _ in $(seq $nmut); do
@@ -45,5 +48,5 @@ for i in $(seq 1000); do
 	fi
 done
 echo "accepted $accepted, refused $refused"
-[ "$refused" -gt 500 ] || die "mutations were not refused often enough"
+[ "$refused" -gt $((i / 2)) ] || die "mutations were not refused often enough"
 [ -z "$(dmsetup ls 2>/dev/null | grep -v 'No devices')" ] || die "devices left: $(dmsetup ls)"

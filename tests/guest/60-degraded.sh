@@ -5,10 +5,11 @@
 # position.  Then a second failure makes I/O fail without ever returning
 # wrong data; then a blank replacement is rebuilt (dev_to_init) under
 # load and the array ends consistent.
+# The full type x position matrix runs on the newer kernel; on 6.1 (same
+# code, to keep CI short) raid5_ls and raid4 in every position.
 . "$(dirname "$0")/lib.sh"
 load_module
 N=5
-make_ramdisks $((N + 1)) 24
 per_dev=$((20 * 2048))
 len=$((per_dev * (N - 1)))
 mk_table() { # <type> <dev_to_init>
@@ -24,9 +25,12 @@ fio_load() { # <rw> [extra...]
 		--verify=crc32c --verify_fatal=1 --group_reporting --minimal "$@" >/tmp/fio.out 2>&1
 }
 
-for type in raid4 raid5_la raid5_ra raid5_ls raid5_rs; do
+types="raid4 raid5_la raid5_ra raid5_ls raid5_rs"
+case $(uname -r) in 6.1.*) types="raid4 raid5_ls" ;; esac
+for type in ${R45_DEGRADED_TYPES:-$types}; do
 	for k in $(seq 0 $((N - 1))); do
-		for i in $(seq 0 $((N - 1))); do wrap_member "m$i" "/dev/ram$i"; done
+		# a degraded run leaves stale members: start from consistent ones
+		fresh_members $N 24 1
 		dmsetup create r45d --table "$(mk_table "$type" -1)" || die "create"
 		wait_in_sync r45d $N 60
 		ev=$(dm_events r45d)
@@ -57,7 +61,7 @@ for type in raid4 raid5_la raid5_ra raid5_ls raid5_rs; do
 done
 
 # second failure: I/O fails, nothing read differs from what was written
-for i in $(seq 0 $((N - 1))); do wrap_member "m$i" "/dev/ram$i"; done
+fresh_members $N 24 1
 dmsetup create r45d --table "$(mk_table raid5_ls -1)"
 head -c $((len * 512)) /dev/urandom > /tmp/ref
 dd if=/tmp/ref of=/dev/mapper/r45d bs=1M oflag=direct status=none || die "write"
@@ -98,11 +102,11 @@ PY
 dmsetup remove r45d
 
 # rebuild a blank replacement under load
-for i in $(seq 0 $((N - 1))); do wrap_member "m$i" "/dev/ram$i"; done
+fresh_members $N 24 1
 dmsetup create r45d --table "$(mk_table raid5_ls -1)"
 fio_load --rw=randwrite || { cat /tmp/fio.out; die "fio before rebuild"; }
 fail_wrapper m2
-dd if=/dev/zero of=/dev/ram$N bs=1M status=none
+dd if=/dev/zero of=/dev/ram$N bs=1M count=24 status=none
 dmsetup suspend r45d
 wrap_member m2 "/dev/ram$N"
 dmsetup load r45d --table "$(mk_table raid5_ls 2)" || die "reload with dev_to_init"

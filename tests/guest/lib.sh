@@ -92,6 +92,15 @@ dm_events() {
 	dmsetup info -c --noheadings -o events "$1" | tr -d ' '
 }
 
+# Fresh zeroed ramdisks (zeros are consistent parity) behind wrappers
+# m0..m<n-1>: fresh_members <n> <MiB> [extra ramdisks]
+fresh_members() {
+	local n=$1 mib=$2 extra=${3:-0} i
+	for i in $(seq 0 $((n - 1))); do dmsetup remove "m$i" >/dev/null 2>&1; done
+	make_ramdisks $((n + extra)) "$mib"
+	for i in $(seq 0 $((n - 1))); do wrap_member "m$i" "/dev/ram$i"; done
+}
+
 # Replace the table of a linear member wrapper with dm-error (it fails).
 fail_wrapper() {
 	local name=$1 sz

@@ -1,0 +1,124 @@
+#!/bin/bash
+# Control plane: every message and abbreviation, malformed messages
+# refused without change, several raid45 targets in one table, and
+# suspend/load/resume cycles plus random messages under a verified load.
+. "$(dirname "$0")/lib.sh"
+load_module
+make_ramdisks 12 16
+D="/dev/ram0 2048 /dev/ram1 2048 /dev/ram2 2048 /dev/ram3 2048"
+per_dev=$((12 * 2048))
+T="0 $((per_dev * 3)) raid45 core 2 256 nosync raid5_ls 2 64 64 4 -1 $D"
+dmsetup create r45c --table "$T" || die "create"
+tw() { dmsetup table r45c | awk -v n="$1" '{ print $(n + 3) }'; }	# table word n
+msg_ok() { dmsetup message r45c 0 "$@" || die "message refused: $*"; }
+msg_bad() {
+	local before
+	before=$(dmsetup table r45c)
+	dmsetup message r45c 0 "$@" 2>/dev/null && die "bad message accepted: $*"
+	[ "$(dmsetup table r45c)" = "$before" ] || die "bad message changed the table: $*"
+}
+# stripe cache: word 8 of the table is #stripes
+msg_ok stripe_cache set 128; [ "$(tw 8)" = 128 ] || die "set: $(tw 8)"
+msg_ok str grow 64; [ "$(tw 8)" = 192 ] || die "grow: $(tw 8)"
+msg_ok stripe_c shrink 32; [ "$(tw 8)" = 160 ] || die "shrink: $(tw 8)"
+# bandwidth: word 11
+msg_ok bandwidth set 50; [ "$(tw 11)" = 50 ] || die "bandwidth set: $(tw 11)"
+msg_ok ban gro 10; [ "$(tw 11)" = 60 ] || die "bandwidth grow: $(tw 11)"
+msg_ok band shr 20; [ "$(tw 11)" = 40 ] || die "bandwidth shrink: $(tw 11)"
+msg_ok statistics on
+dmsetup status r45c | grep -q ' stats ' || die "statistics on: no counters"
+msg_ok sta reset
+msg_ok stat off
+dmsetup status r45c | grep -q ' stats ' && die "statistics off: counters still shown"
+msg_ok overwrite on; msg_ok ove off; msg_ok over reset
+msg_ok allow_writes; msg_ok all
+msg_ok check; wait_in_sync r45c 4 120
+msg_ok frozen; dmsetup status r45c | grep -q ' frozen 0$' || die "frozen not shown"
+msg_ok idle; msg_ok rep; wait_in_sync r45c 4 120
+msg_ok resync; wait_in_sync r45c 4 120
+msg_ok recover; wait_in_sync r45c 4 120
+msg_bad xor xor_blocks 4
+msg_bad nonsense
+msg_bad st set 10
+msg_bad stripe_cache
+msg_bad stripe_cache set
+msg_bad stripe_cache set 7
+msg_bad stripe_cache set 16385
+msg_bad stripe_cache set abc
+msg_bad stripe_cache set 10 11
+msg_bad stripe_cache fly 10
+msg_bad stripe_cache shrink 200
+msg_bad bandwidth set 0
+msg_bad bandwidth set 101
+msg_bad bandwidth grow 4294967295
+msg_bad statistics maybe
+msg_bad statistics on off
+msg_bad check now
+msg_bad allow_writes please
+msg_bad ch
+echo "ok messages"
+
+# 200 suspend/load/resume cycles (sometimes a new #stripes) and 1000
+# random messages while fio writes and verifies
+rm -f /tmp/stop /tmp/fiofail
+( while [ ! -e /tmp/stop ]; do
+	fio --name=ctl --filename=/dev/mapper/r45c --direct=1 --ioengine=libaio --iodepth=8 \
+		--rw=randwrite --bsrange=4k-64k --numjobs=4 --size=8m --offset_increment=8m \
+		--verify=crc32c --verify_fatal=1 --randrepeat=0 --minimal >/tmp/fio.out 2>&1 ||
+		{ touch /tmp/fiofail; break; }
+done ) &
+fiopid=$!
+RANDOM=77
+words=(stripe_cache str bandwidth ban statistics stat overwrite ove check idle frozen
+	xor allow_writes bogus set grow shrink on off reset 8 64 100 16384 -1 abc 99999999999)
+for i in $(seq 200); do
+	n=$((RANDOM % 4))
+	m=()
+	for _ in $(seq $((n + 1))); do m+=("${words[RANDOM % ${#words[@]}]}"); done
+	dmsetup message r45c 0 "${m[@]}" >/dev/null 2>&1
+	for _ in 1 2 3 4; do
+		m=("${words[RANDOM % ${#words[@]}]}" "${words[RANDOM % ${#words[@]}]}")
+		dmsetup message r45c 0 "${m[@]}" >/dev/null 2>&1
+	done
+	t=$T
+	[ $((i % 3)) = 0 ] && t=${T/ 2 64 64 / 2 64 $((32 + i)) }
+	dmsetup suspend r45c || die "suspend $i"
+	dmsetup load r45c --table "$t" || die "load $i"
+	dmsetup resume r45c || die "resume $i"
+	[ -e /tmp/fiofail ] && break
+done
+dmsetup message r45c 0 idle >/dev/null 2>&1
+touch /tmp/stop
+wait $fiopid
+[ -e /tmp/fiofail ] && { cat /tmp/fio.out; die "fio verify failed during cycles"; }
+fio --name=ctl --filename=/dev/mapper/r45c --direct=1 --ioengine=libaio --iodepth=8 \
+	--rw=randwrite --bsrange=4k-64k --numjobs=4 --size=8m --offset_increment=8m \
+	--verify=crc32c --verify_fatal=1 --minimal >/tmp/fio.out 2>&1 || { cat /tmp/fio.out; die "fio after cycles"; }
+dmsetup remove r45c
+echo "ok $i suspend/load/resume cycles with messages"
+
+# three raid45 targets in one device: raid5_ls, raid4, raid6_nc
+l1=$((per_dev * 3)); l2=$((per_dev * 3)); l3=$((per_dev * 2))
+{
+	echo "0 $l1 raid45 core 2 256 nosync raid5_ls 1 64 4 -1 /dev/mapper/w0 2048 /dev/mapper/w1 2048 /dev/mapper/w2 2048 /dev/mapper/w3 2048"
+	echo "$l1 $l2 raid45 core 2 256 nosync raid4 -1 1 64 4 -1 /dev/ram4 2048 /dev/ram5 2048 /dev/ram6 2048 /dev/ram7 2048"
+	echo "$((l1 + l2)) $l3 raid45 core 2 256 nosync raid6_nc 1 64 4 -1 /dev/ram8 2048 /dev/ram9 2048 /dev/ram10 2048 /dev/ram11 2048"
+} > /tmp/multi
+for i in 0 1 2 3; do wrap_member "w$i" "/dev/ram$i"; done
+dmsetup create r45m < /tmp/multi || die "multi-target create"
+[ "$(dmsetup status r45m | wc -l)" = 3 ] || die "expected 3 status lines"
+mf() { fio --name=multi --filename=/dev/mapper/r45m --direct=1 --ioengine=libaio --iodepth=8 \
+	--rw=randwrite --bsrange=4k-256k --numjobs=4 --size=$(((l1 + l2 + l3) / 2048 / 4))m \
+	--offset_increment=$(((l1 + l2 + l3) / 2048 / 4))m --verify=crc32c --verify_fatal=1 \
+	--minimal "$@" >/tmp/fio.out 2>&1; }
+mf &
+fiopid=$!
+sleep 1
+fail_wrapper w2
+wait $fiopid || { cat /tmp/fio.out; die "fio verify across three targets"; }
+mf --verify_only || { cat /tmp/fio.out; die "verify_only across three targets"; }
+dmsetup status r45m
+h=$(dmsetup status r45m | awk '{ print $10 }' | tr '\n' ' ')
+[ "$h" = "AADA AAAAp AAAA " ] || die "only the first array should degrade: $h"
+dmsetup remove r45m
+echo "ok three targets in one table"
