@@ -76,29 +76,7 @@ if dd if=/dev/urandom of=/dev/mapper/r45d bs=64k count=4 oflag=direct status=non
 fi
 [ "$(health r45d $N)" = ADADA ] || die "health after two failures: $(health r45d $N)"
 # every 64 KiB block either fails or equals what was written
-python3 - "$len" <<'PY' || die "a read returned wrong data"
-import os, sys
-n = int(sys.argv[1]) * 512
-ref = open('/tmp/ref', 'rb')
-fd = os.open('/dev/mapper/r45d', os.O_RDONLY)
-ok = bad = err = 0
-for off in range(0, n, 65536):
-    try:
-        got = os.pread(fd, 65536, off)
-    except OSError:
-        err += 1
-        continue
-    ref.seek(off)
-    # a short read (a later page failed) must still be right so far
-    if got != ref.read(65536)[:len(got)]:
-        bad += 1
-    elif len(got) < 65536:
-        err += 1
-    else:
-        ok += 1
-print("blocks ok %d failed %d wrong %d" % (ok, err, bad))
-sys.exit(1 if bad or not err or not ok else 0)
-PY
+"$(dirname "$0")/read-check.py" /dev/mapper/r45d /tmp/ref "$len" --need-ok || die "a read returned wrong data"
 dmsetup remove r45d
 
 # rebuild a blank replacement under load

@@ -63,28 +63,7 @@ fail_wrapper m4
 if dd if=/dev/mapper/r45q of=/dev/null bs=1M iflag=direct status=none 2>/dev/null; then
 	die "reading with three members failed succeeded"
 fi
-python3 - "$len" <<'PY' || die "a read returned wrong data"
-import os, sys
-n = int(sys.argv[1]) * 512
-ref = open('/tmp/ref', 'rb')
-fd = os.open('/dev/mapper/r45q', os.O_RDONLY)
-ok = bad = err = 0
-for off in range(0, n, 65536):
-    try:
-        got = os.pread(fd, 65536, off)
-    except OSError:
-        err += 1
-        continue
-    ref.seek(off)
-    if got != ref.read(65536)[:len(got)]:
-        bad += 1
-    elif len(got) < 65536:
-        err += 1
-    else:
-        ok += 1
-print("blocks ok %d failed %d wrong %d" % (ok, err, bad))
-sys.exit(1 if bad or not err else 0)
-PY
+"$(dirname "$0")/read-check.py" /dev/mapper/r45q /tmp/ref "$len" || die "a read returned wrong data"
 dmsetup remove r45q
 
 # rebuild two failed members one after the other, under load
