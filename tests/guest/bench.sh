@@ -28,7 +28,7 @@ mk_md() {
 	echo /dev/md0
 }
 mk_dmraid() {
-	local t="0 $len raid raid5_ls 3 $CHUNK nosync region_size 8192 $N" d
+	local t="0 $len raid raid5_ls 4 $CHUNK nosync region_size 8192 $N" d
 	for d in "${devs[@]}"; do t+=" - $d"; done
 	dmsetup create b_dmraid --table "$t"
 	echo /dev/mapper/b_dmraid
