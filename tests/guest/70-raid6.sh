@@ -11,8 +11,8 @@ load_module
 N=5
 per_dev=$((16 * 2048))
 len=$((per_dev * (N - 2)))
-mk_table() { # <type> <dev_to_init>
-	local t="0 $len raid45 core 2 256 nosync $1 1 64 $N $2" i
+mk_table() { # <type> <dev_to_init> [recovery bandwidth %]
+	local t="0 $len raid45 core 2 256 nosync $1 5 64 -1 -1 -1 ${3:--1} $N $2" i
 	for i in $(seq 0 $((N - 1))); do t+=" /dev/mapper/m$i 2048"; done
 	echo "$t"
 }
@@ -78,7 +78,8 @@ for pair in "1 $N" "3 $((N + 1))"; do
 	dd if=/dev/zero of="/dev/ram$2" bs=1M count=20 status=none
 	dmsetup suspend r45q
 	wrap_member "m$1" "/dev/ram$2"
-	dmsetup load r45q --table "$(mk_table raid6_zr "$1")" || die "reload dev_to_init $1"
+	# rebuild at full bandwidth: TCG is slow enough without throttling
+	dmsetup load r45q --table "$(mk_table raid6_zr "$1" 100)" || die "reload dev_to_init $1"
 	dmsetup resume r45q
 	fio_load --rw=randrw || { cat /tmp/fio.out; die "fio during rebuild of $1"; }
 	wait_in_sync r45q $N 600
