@@ -611,6 +611,9 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 			atomic64_inc(&a->mismatches);
 		mask = action == R45_ACT_CHECK ? 0 : differ;
 	}
+	/* only the writes' own errors decide whether the step worked */
+	for (i = 0; i < a->geom.raid_disks; i++)
+		sh->dev[i].error = 0;
 	set_bit(R45_STRIPE_SYNC_WRITING, &sh->state);
 	if (submit_member_io(sh, mask, REQ_OP_WRITE))
 		return true;
