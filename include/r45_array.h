@@ -86,7 +86,6 @@ struct r45_array {
 	struct workqueue_struct *wq;
 
 	/* plugger (md-compat/plug.c) */
-	struct timer_list plug_timer;
 	atomic_t plug_cbs;		/* submitters' plugs naming us */
 
 	/* events upward (md-compat/array.c) */

@@ -7,13 +7,6 @@
 #define R45_COMPAT_H
 
 #include <linux/version.h>
-#include <linux/timer.h>
 #include <linux/blkdev.h>
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-#define r45_timer_delete_sync(t)	timer_delete_sync(t)
-#else
-#define r45_timer_delete_sync(t)	del_timer_sync(t)
-#endif
 
 #endif

@@ -15,7 +15,7 @@ per_dev=$(((MIB - 2) * 2048))
 len=$((per_dev * (N - 1)))
 
 mk_raid45() {
-	local t="0 $len raid45 core 2 8192 nosync raid5_ls 2 $CHUNK 1024 $N -1" d
+	local t="0 $len raid45 core 2 8192 nosync raid5_ls 2 $CHUNK 4096 $N -1" d
 	for d in "${devs[@]}"; do t+=" $d 2048"; done
 	dmsetup create b_raid45 --table "$t"
 	echo /dev/mapper/b_raid45
