@@ -290,6 +290,14 @@ static int create_log(struct raid45 *rs, const char *type,
 	if (rs->dev_to_init >= 0)
 		sync = R45_SYNC;
 
+	/*
+	 * "sync" means a resync on first activation.  A disk log given no
+	 * sync word resyncs everything when its device holds no valid log
+	 * and otherwise only what its bits call dirty; given "sync" it would
+	 * resync everything on every activation.
+	 */
+	if (rs->disk_log && sync == R45_SYNC && rs->dev_to_init < 0)
+		sync = R45_SYNC_DEFAULT;
 	for (i = 0; i < n; i++)
 		args[i] = argv[i];
 	if (sync != R45_SYNC_DEFAULT)
@@ -753,12 +761,20 @@ static struct target_type raid45_target = {
 
 static int __init dm_raid456_init(void)
 {
-	return dm_register_target(&raid45_target);
+	int r = r45_stripe_module_init();
+
+	if (r)
+		return r;
+	r = dm_register_target(&raid45_target);
+	if (r)
+		r45_stripe_module_exit();
+	return r;
 }
 
 static void __exit dm_raid456_exit(void)
 {
 	dm_unregister_target(&raid45_target);
+	r45_stripe_module_exit();
 }
 
 module_init(dm_raid456_init);

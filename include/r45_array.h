@@ -12,7 +12,6 @@
 #include <linux/list.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include <linux/timer.h>
 #include <linux/bio.h>
 #include <linux/mempool.h>
 #include <linux/blkdev.h>
@@ -61,6 +60,17 @@ struct r45_bio_info {
 	region_t region;
 };
 
+/*
+ * A lane handles the stripes whose number falls on it, one at a time and
+ * in batches under one block plug; lanes run in parallel.
+ */
+struct r45_lane {
+	spinlock_t lock;
+	struct list_head ready;		/* stripes waiting to be handled */
+	struct work_struct work;
+	struct r45_array *a;
+};
+
 struct r45_stats {
 	atomic64_t reads, writes, bypass_reads, full_writes, rmw, rcw,
 		   degraded, delayed;
@@ -81,9 +91,10 @@ struct r45_array {
 	unsigned int nr_stripes;	/* allocated */
 	unsigned int max_stripes;	/* cache size */
 	wait_queue_head_t wait_stripe;
-	struct kmem_cache *piece_cache;
 	mempool_t *piece_pool;
 	struct workqueue_struct *wq;
+	struct r45_lane *lanes;
+	unsigned int nr_lanes;
 
 	/* plugger (md-compat/plug.c) */
 	atomic_t plug_cbs;		/* submitters' plugs naming us */
@@ -100,9 +111,10 @@ struct r45_array {
 	struct work_struct rh_work;
 	region_t nr_regions;
 	sector_t region_size;
-	spinlock_t held_lock;
-	struct bio_list held_writes;	/* released by recovered regions */
-	struct work_struct held_work;
+	bool log_in_memory;		/* its flush does no I/O */
+	spinlock_t write_lock;
+	struct bio_list write_queue;	/* writes to count, then submit */
+	struct work_struct write_work;
 	struct task_struct *sync_thread;
 	wait_queue_head_t sync_wait;
 	int action;			/* enum r45_action */
@@ -128,7 +140,6 @@ struct r45_array {
 	struct work_struct retry_work;
 
 	struct bio_set flush_bs;	/* member flushes */
-	struct bio_set io_bs;		/* stripe member I/O */
 	struct r45_stats stats;
 };
 
@@ -161,8 +172,7 @@ void r45_sync_pause(struct r45_array *a);
 void r45_sync_unpause(struct r45_array *a);
 int r45_sync_request(struct r45_array *a, const char *action);
 const char *r45_sync_action_name(struct r45_array *a);
-bool r45_sync_write_begin(struct r45_array *a, struct bio *bio,
-			  struct r45_bio_info *info);
+bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
 
@@ -172,6 +182,8 @@ void r45_plug_stop(struct r45_array *a);
 bool r45_plug_arm(struct r45_array *a);
 
 /* raid5/stripe.c */
+int r45_stripe_module_init(void);
+void r45_stripe_module_exit(void);
 int r45_cache_init(struct r45_array *a, unsigned int nr_stripes);
 void r45_cache_exit(struct r45_array *a);
 int r45_cache_resize(struct r45_array *a, unsigned int nr_stripes);

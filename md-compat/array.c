@@ -54,13 +54,9 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 	r45_plug_init(a);
 	if (bioset_init(&a->flush_bs, 16, 0, 0))
 		goto fail_free;
-	if (bioset_init(&a->io_bs, 4 * R45_MAX_DISKS, 0, BIOSET_NEED_BVECS))
-		goto fail_flush_bs;
 	if (r45_cache_init(a, nr_stripes))
-		goto fail_io_bs;
+		goto fail_flush_bs;
 	return a;
-fail_io_bs:
-	bioset_exit(&a->io_bs);
 fail_flush_bs:
 	bioset_exit(&a->flush_bs);
 fail_free:
@@ -75,7 +71,6 @@ void r45_array_destroy(struct r45_array *a)
 	r45_cache_exit(a);
 	flush_work(&a->retry_work);
 	cancel_work_sync(&a->event_work);
-	bioset_exit(&a->io_bs);
 	bioset_exit(&a->flush_bs);
 	kfree(a);
 }
@@ -171,8 +166,8 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 			info->member = loc.disk;
 			return R45_REMAPPED;
 		}
-	} else if (!r45_sync_write_begin(a, bio, info)) {
-		return R45_SUBMITTED;	/* held until its region is in sync */
+	} else if (!r45_sync_write_begin(a, bio)) {
+		return R45_SUBMITTED;	/* queued, or held while recovered */
 	}
 	r45_make_request(a, bio);
 	return R45_SUBMITTED;

@@ -35,35 +35,75 @@ static u64 nr_rows(struct r45_array *a)
 
 /* ---- region hash callbacks ---- */
 
-static void held_work(struct work_struct *work)
+/*
+ * Count a write in its region (marking the region dirty in the log) or
+ * hold it while the region is being recovered.  rh_mutex held.  Returns
+ * false if the bio was held.
+ */
+static bool count_write(struct r45_array *a, struct bio *bio)
 {
-	struct r45_array *a = container_of(work, struct r45_array, held_work);
+	struct r45_bio_info *info =
+		dm_per_bio_data(bio, sizeof(struct r45_bio_info));
+	region_t region = dm_rh_bio_to_region(a->rh, bio);
 	struct bio_list list;
+
+	if (dm_rh_get_state(a->rh, region, 1) == DM_RH_RECOVERING) {
+		dm_rh_delay(a->rh, bio);
+		return false;
+	}
+	bio_list_init(&list);
+	bio_list_add(&list, bio);
+	dm_rh_inc_pending(a->rh, &list);
+	info->counted = true;
+	info->region = region;
+	return true;
+}
+
+/*
+ * Writes queued for the worker: counted and marked as a batch, the log
+ * flushed once (the flush may be I/O, which must not be waited for in
+ * the submitter's context), then handed to the stripes.
+ */
+static void write_work(struct work_struct *work)
+{
+	struct r45_array *a = container_of(work, struct r45_array, write_work);
+	struct bio_list list, go;
+	struct blk_plug plug;
 	struct bio *bio;
 
-	spin_lock_irq(&a->held_lock);
-	list = a->held_writes;
-	bio_list_init(&a->held_writes);
-	spin_unlock_irq(&a->held_lock);
-	while ((bio = bio_list_pop(&list))) {
-		struct r45_bio_info *info =
-			dm_per_bio_data(bio, sizeof(struct r45_bio_info));
+	spin_lock_irq(&a->write_lock);
+	list = a->write_queue;
+	bio_list_init(&a->write_queue);
+	spin_unlock_irq(&a->write_lock);
+	if (bio_list_empty(&list))
+		return;
+	bio_list_init(&go);
+	mutex_lock(&a->rh_mutex);
+	while ((bio = bio_list_pop(&list)))
+		if (count_write(a, bio))
+			bio_list_add(&go, bio);
+	dm_rh_flush(a->rh);
+	mutex_unlock(&a->rh_mutex);
+	blk_start_plug(&plug);
+	while ((bio = bio_list_pop(&go)))
+		r45_make_request(a, bio);
+	blk_finish_plug(&plug);
+}
 
-		if (r45_sync_write_begin(a, bio, info))
-			r45_make_request(a, bio);
-	}
+static void queue_writes(struct r45_array *a, struct bio_list *bios)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->write_lock, flags);
+	bio_list_merge(&a->write_queue, bios);
+	spin_unlock_irqrestore(&a->write_lock, flags);
+	queue_work(a->wq, &a->write_work);
 }
 
 /* Writes held while their region was recovered may go now. */
 static void rh_dispatch(void *context, struct bio_list *bios)
 {
-	struct r45_array *a = context;
-	unsigned long flags;
-
-	spin_lock_irqsave(&a->held_lock, flags);
-	bio_list_merge(&a->held_writes, bios);
-	spin_unlock_irqrestore(&a->held_lock, flags);
-	queue_work(a->wq, &a->held_work);
+	queue_writes(context, bios);
 }
 
 static void rh_wakeup(void *context)
@@ -102,30 +142,29 @@ void r45_sync_flush_log(struct r45_array *a)
 }
 
 /*
- * Before a write reaches the stripes: mark its region dirty (and flush
- * the log), or hold the write while its region is being recovered.
- * Returns false if the bio was held.
+ * Before a write reaches the stripes its region must be marked dirty in
+ * the log, and the log flushed.  The core log's flush does no I/O: its
+ * writes are counted right here.  Any other log's flush writes to its
+ * device, so those writes go through write_work.  Returns false if the
+ * bio was queued or held; it is handed to the stripes later.
  */
-bool r45_sync_write_begin(struct r45_array *a, struct bio *bio,
-			  struct r45_bio_info *info)
+bool r45_sync_write_begin(struct r45_array *a, struct bio *bio)
 {
-	struct bio_list list;
-	region_t region = dm_rh_bio_to_region(a->rh, bio);
+	bool go;
 
-	mutex_lock(&a->rh_mutex);
-	if (dm_rh_get_state(a->rh, region, 1) == DM_RH_RECOVERING) {
-		dm_rh_delay(a->rh, bio);
-		mutex_unlock(&a->rh_mutex);
+	if (!a->log_in_memory) {
+		struct bio_list list;
+
+		bio_list_init(&list);
+		bio_list_add(&list, bio);
+		queue_writes(a, &list);
 		return false;
 	}
-	bio_list_init(&list);
-	bio_list_add(&list, bio);
-	dm_rh_inc_pending(a->rh, &list);
-	info->counted = true;
-	info->region = region;
+	mutex_lock(&a->rh_mutex);
+	go = count_write(a, bio);
 	dm_rh_flush(a->rh);
 	mutex_unlock(&a->rh_mutex);
-	return true;
+	return go;
 }
 
 /* ---- the thread ---- */
@@ -196,7 +235,11 @@ static void finish_action(struct r45_array *a)
 	bool worked = a->sync_steps || a->action == R45_ACT_CHECK ||
 		      a->action == R45_ACT_REPAIR;
 
-	if (worked)
+	if (a->action == R45_ACT_RESYNC || a->action == R45_ACT_RECOVER)
+		DMINFO("%s finished: %lu of %llu regions worked on",
+		       action_names[a->action], a->sync_steps,
+		       (unsigned long long)a->nr_regions);
+	else if (worked)
 		DMINFO("%s finished", action_names[a->action]);
 	if (a->action == R45_ACT_RECOVER)
 		WRITE_ONCE(a->recover_member, -1);
@@ -297,9 +340,9 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 {
 	mutex_init(&a->rh_mutex);
 	INIT_WORK(&a->rh_work, rh_work);
-	INIT_WORK(&a->held_work, held_work);
-	spin_lock_init(&a->held_lock);
-	bio_list_init(&a->held_writes);
+	INIT_WORK(&a->write_work, write_work);
+	spin_lock_init(&a->write_lock);
+	bio_list_init(&a->write_queue);
 	init_waitqueue_head(&a->sync_wait);
 	a->recover_member = recover_member;
 	a->recover_row = 0;
@@ -315,6 +358,7 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 		return r;
 	}
 	a->log = log;
+	a->log_in_memory = !strcmp(log->type->name, "core");
 	/* out-of-sync regions are worked off from the start */
 	a->action = recover_member >= 0 ? R45_ACT_RECOVER : R45_ACT_RESYNC;
 	a->paused = true;	/* until the first resume */
@@ -338,7 +382,7 @@ void r45_sync_exit(struct r45_array *a)
 		a->sync_thread = NULL;
 	}
 	if (a->rh) {
-		flush_work(&a->held_work);
+		flush_work(&a->write_work);
 		flush_work(&a->rh_work);
 		dm_rh_update_states(a->rh, 1);
 		dm_region_hash_destroy(a->rh);	/* and the log */

@@ -26,7 +26,7 @@
 
 #define DM_MSG_PREFIX "raid45"
 
-static void stripe_work(struct work_struct *work);
+static struct kmem_cache *r45_piece_cache;
 
 static struct r45_stripe *alloc_stripe(struct r45_array *a)
 {
@@ -51,7 +51,7 @@ static struct r45_stripe *alloc_stripe(struct r45_array *a)
 	spin_lock_init(&sh->lock);
 	INIT_HLIST_NODE(&sh->hash);
 	INIT_LIST_HEAD(&sh->lru);
-	INIT_WORK(&sh->work, stripe_work);
+	INIT_LIST_HEAD(&sh->ready);
 	return sh;
 fail:
 	while (i--)
@@ -90,6 +90,7 @@ static void assign_stripe(struct r45_array *a, struct r45_stripe *sh,
 		sh->dev[i].error = 0;
 	}
 	r45_map_stripe(&a->geom, sector >> a->geom.chunk_shift, &sh->map);
+	sh->lane = &a->lanes[(sector / R45_STRIPE_SECTORS) % a->nr_lanes];
 	hlist_add_head(&sh->hash, stripe_bucket(a, sector));
 	atomic_set(&sh->count, 1);
 }
@@ -185,10 +186,16 @@ static void put_stripe(struct r45_stripe *sh)
 
 static void queue_stripe(struct r45_stripe *sh)
 {
-	if (!test_and_set_bit(R45_STRIPE_QUEUED, &sh->state)) {
-		atomic_inc(&sh->count);
-		queue_work(sh->a->wq, &sh->work);
-	}
+	struct r45_lane *lane = sh->lane;
+	unsigned long flags;
+
+	if (test_and_set_bit(R45_STRIPE_QUEUED, &sh->state))
+		return;
+	atomic_inc(&sh->count);
+	spin_lock_irqsave(&lane->lock, flags);
+	list_add_tail(&sh->ready, &lane->ready);
+	spin_unlock_irqrestore(&lane->lock, flags);
+	queue_work(sh->a->wq, &lane->work);
 }
 
 /* Park a stripe with partial writes until an unplug, timer or more data. */
@@ -288,7 +295,7 @@ static void member_end_io(struct bio *bio)
 	} else if (bio_op(bio) == REQ_OP_READ) {
 		set_bit(R45_DEV_UPTODATE, &dev->flags);
 	}
-	bio_put(bio);
+	bio_uninit(bio);
 	if (atomic_dec_and_test(&sh->io_pending)) {
 		queue_stripe(sh);
 		put_stripe(sh);
@@ -309,10 +316,10 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 	for_each_set_bit(i, &mask, a->geom.raid_disks) {
 		struct r45_dev *dev = &sh->dev[i];
 		struct r45_member *m = &a->members[i];
-		struct bio *bio;
+		struct bio *bio = &dev->bio;
 
 		dev->error = 0;
-		bio = bio_alloc_bioset(m->bdev, 1, opf, GFP_NOIO, &a->io_bs);
+		bio_init(bio, m->bdev, &dev->vec, 1, opf);
 		bio->bi_iter.bi_sector = m->offset + sh->sector;
 		__bio_add_page(bio, dev->page, R45_STRIPE_BYTES, 0);
 		bio->bi_end_io = member_end_io;
@@ -698,16 +705,30 @@ static void handle_stripe(struct r45_stripe *sh)
 		queue_stripe(sh);	/* nothing to write: finish next round */
 }
 
-static void stripe_work(struct work_struct *work)
+/* Handle a lane's ready stripes, a batch at a time under one plug. */
+static void lane_work(struct work_struct *work)
 {
-	struct r45_stripe *sh = container_of(work, struct r45_stripe, work);
+	struct r45_lane *lane = container_of(work, struct r45_lane, work);
+	struct r45_stripe *sh, *tmp;
 	struct blk_plug plug;
+	LIST_HEAD(batch);
 
-	clear_bit(R45_STRIPE_QUEUED, &sh->state);
-	blk_start_plug(&plug);
-	handle_stripe(sh);
-	blk_finish_plug(&plug);
-	put_stripe(sh);
+	for (;;) {
+		spin_lock_irq(&lane->lock);
+		list_splice_init(&lane->ready, &batch);
+		spin_unlock_irq(&lane->lock);
+		if (list_empty(&batch))
+			break;
+		blk_start_plug(&plug);
+		list_for_each_entry_safe(sh, tmp, &batch, ready) {
+			list_del_init(&sh->ready);
+			clear_bit(R45_STRIPE_QUEUED, &sh->state);
+			handle_stripe(sh);
+			put_stripe(sh);
+		}
+		blk_finish_plug(&plug);
+		cond_resched();
+	}
 }
 
 /* ---- requests ---- */
@@ -795,6 +816,17 @@ void r45_sync_stripe(struct r45_array *a, sector_t sector, int action)
 
 /* ---- cache setup and sizing ---- */
 
+int r45_stripe_module_init(void)
+{
+	r45_piece_cache = KMEM_CACHE(r45_piece, 0);
+	return r45_piece_cache ? 0 : -ENOMEM;
+}
+
+void r45_stripe_module_exit(void)
+{
+	kmem_cache_destroy(r45_piece_cache);
+}
+
 int r45_cache_init(struct r45_array *a, unsigned int nr_stripes)
 {
 	unsigned int buckets = roundup_pow_of_two(R45_MAX_STRIPES / 4), i;
@@ -810,12 +842,21 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes)
 	a->hash_mask = buckets - 1;
 	for (i = 0; i < buckets; i++)
 		INIT_HLIST_HEAD(&a->hash[i]);
-	a->piece_cache = KMEM_CACHE(r45_piece, 0);
-	if (!a->piece_cache)
-		goto fail;
-	a->piece_pool = mempool_create_slab_pool(256, a->piece_cache);
+	a->piece_pool = mempool_create_slab_pool(256, r45_piece_cache);
 	if (!a->piece_pool)
 		goto fail;
+	a->nr_lanes = clamp(num_online_cpus(), 2U, 32U);
+	a->lanes = kcalloc(a->nr_lanes, sizeof(*a->lanes), GFP_KERNEL);
+	if (!a->lanes)
+		goto fail;
+	for (i = 0; i < a->nr_lanes; i++) {
+		struct r45_lane *lane = &a->lanes[i];
+
+		spin_lock_init(&lane->lock);
+		INIT_LIST_HEAD(&lane->ready);
+		INIT_WORK(&lane->work, lane_work);
+		lane->a = a;
+	}
 	a->wq = alloc_workqueue("raid45", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!a->wq)
 		goto fail;
@@ -854,8 +895,8 @@ void r45_cache_exit(struct r45_array *a)
 		DMERR("%u stripes still busy at teardown", a->nr_stripes);
 	mempool_destroy(a->piece_pool);
 	a->piece_pool = NULL;
-	kmem_cache_destroy(a->piece_cache);
-	a->piece_cache = NULL;
+	kfree(a->lanes);
+	a->lanes = NULL;
 	kvfree(a->hash);
 	a->hash = NULL;
 }

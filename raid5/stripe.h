@@ -27,6 +27,8 @@ struct r45_dev {
 	unsigned int bcover;		/* sectors covered by the batch */
 	int error;			/* last member I/O failed */
 	struct r45_stripe *sh;		/* back pointer for I/O completion */
+	struct bio bio;			/* member I/O, one at a time */
+	struct bio_vec vec;
 };
 
 /* r45_dev.flags */
@@ -44,14 +46,15 @@ struct r45_stripe {
 	unsigned long state;
 	atomic_t io_pending;
 	int sync_action;		/* enum r45_action */
-	struct work_struct work;
+	struct r45_lane *lane;		/* where it is handled */
+	struct list_head ready;		/* on the lane's ready list */
 	struct r45_stripe_map map;
 	struct r45_dev dev[];
 };
 
 /* r45_stripe.state */
 enum {
-	R45_STRIPE_QUEUED,	/* work queued */
+	R45_STRIPE_QUEUED,	/* on its lane's ready list */
 	R45_STRIPE_DELAYED,	/* on the delayed list */
 	R45_STRIPE_WRITING,	/* a write batch is on its way to members */
 	R45_STRIPE_FUA_PENDING,	/* a waiting write asked for FUA */
