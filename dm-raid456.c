@@ -20,6 +20,8 @@ enum r45_sync_word { R45_SYNC_DEFAULT = -1, R45_NOSYNC = 0, R45_SYNC = 1 };
 
 struct raid45 {
 	struct dm_target *ti;
+	struct list_head list;		/* on raid45_list while constructed */
+	bool resumed;			/* has been resumed at least once */
 	struct r45_array *array;
 	struct dm_dirty_log *log;
 	bool log_owned;			/* by the array's region hash */
@@ -42,6 +44,10 @@ struct raid45 {
 	struct dm_dev *devs[R45_MAX_DISKS];
 	sector_t offsets[R45_MAX_DISKS];
 };
+
+/* Every constructed raid45 target: a reload finds its predecessor here. */
+static LIST_HEAD(raid45_list);
+static DEFINE_MUTEX(raid45_list_lock);
 
 /* ---- table parsing ---- */
 
@@ -261,6 +267,10 @@ static void raid45_free(struct raid45 *rs)
 {
 	unsigned int i;
 
+	mutex_lock(&raid45_list_lock);
+	list_del(&rs->list);
+	mutex_unlock(&raid45_list_lock);
+
 	if (rs->array)
 		r45_array_destroy(rs->array);
 	if (rs->log && !rs->log_owned)
@@ -332,6 +342,7 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -ENOMEM;
 	}
 	rs->ti = ti;
+	INIT_LIST_HEAD(&rs->list);
 
 	r = parse_log(rs, &as, &log_type, &log_argc, &log_argv, &ti->error);
 	if (r)
@@ -432,6 +443,9 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->num_flush_bios = 1;
 	ti->per_io_data_size = sizeof(struct r45_bio_info);
 	ti->private = rs;
+	mutex_lock(&raid45_list_lock);
+	list_add(&rs->list, &raid45_list);
+	mutex_unlock(&raid45_list_lock);
 	return 0;
 bad:
 	raid45_free(rs);
@@ -733,12 +747,68 @@ static void raid45_postsuspend(struct dm_target *ti)
 		rs->log->type->postsuspend(rs->log);
 }
 
+/*
+ * The target that this one replaces in a table reload: resumed before,
+ * still alive (suspended) in the same mapped device, same place, same
+ * geometry.  raid45_list_lock held.
+ */
+static struct raid45 *find_predecessor(struct raid45 *rs)
+{
+	struct mapped_device *md = dm_table_get_md(rs->ti->table);
+	struct raid45 *o;
+
+	list_for_each_entry(o, &raid45_list, list)
+		if (o != rs && o->resumed &&
+		    dm_table_get_md(o->ti->table) == md &&
+		    o->ti->begin == rs->ti->begin && o->ti->len == rs->ti->len &&
+		    !memcmp(&o->geom, &rs->geom, sizeof(rs->geom)))
+			return o;
+	return NULL;
+}
+
+/*
+ * A reload keeps what the array knew: a member that failed stays failed
+ * (unless it is the one the new table rebuilds), and when the table
+ * names the same members and the same rebuild, resync or rebuild goes on
+ * from where it was instead of starting again.
+ */
+static void take_over(struct raid45 *rs, struct raid45 *old)
+{
+	bool same = rs->dev_to_init == old->dev_to_init;
+	unsigned int i;
+
+	for (i = 0; i < rs->nr_devs; i++) {
+		if (rs->devs[i]->bdev != old->devs[i]->bdev ||
+		    rs->offsets[i] != old->offsets[i]) {
+			same = false;
+			continue;
+		}
+		if ((int)i != rs->dev_to_init &&
+		    r45_array_member_failed(old->array, i))
+			r45_array_fail_member(rs->array, i);
+	}
+	if (same) {
+		r45_sync_takeover(rs->array, old->array);
+		DMINFO("reload: resync/rebuild state taken over from the previous table");
+	}
+}
+
 static void raid45_resume(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
 	if (rs->log->type->resume)
 		rs->log->type->resume(rs->log);
+	if (!rs->resumed) {
+		struct raid45 *old;
+
+		mutex_lock(&raid45_list_lock);
+		old = find_predecessor(rs);
+		if (old)
+			take_over(rs, old);
+		rs->resumed = true;
+		mutex_unlock(&raid45_list_lock);
+	}
 	r45_array_resume(rs->array);
 }
 

@@ -108,7 +108,9 @@ struct r45_array {
 	struct dm_dirty_log *log;
 	struct dm_region_hash *rh;
 	struct mutex rh_mutex;		/* every call that touches the log */
-	struct work_struct rh_work;
+	struct delayed_work rh_work;	/* marks finished regions clean */
+	atomic_t rh_events;		/* region hash wakeups, for waiters */
+	wait_queue_head_t rh_wait;	/* woken on rh_events */
 	region_t nr_regions;
 	sector_t region_size;
 	bool log_in_memory;		/* its flush does no I/O */
@@ -127,10 +129,11 @@ struct r45_array {
 	u64 recover_row;		/* rows below are rebuilt */
 	u64 check_row;
 	unsigned long sync_steps;	/* regions worked on by this action */
+	unsigned int sync_retries;	/* passes restarted without progress */
 	atomic_t sync_in_flight;
 	atomic_t sync_errors;
 	atomic64_t mismatches;
-	atomic64_t app_io;		/* application bios, for throttling */
+	unsigned long app_io_at;	/* jiffies of the last application bio */
 	unsigned int bandwidth;		/* percent */
 	unsigned int recovery_stripes;
 
@@ -169,6 +172,7 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 		  sector_t region_size, region_t nr_regions, int recover_member);
 void r45_sync_exit(struct r45_array *a);
 void r45_sync_pause(struct r45_array *a);
+void r45_sync_takeover(struct r45_array *a, struct r45_array *old);
 void r45_sync_unpause(struct r45_array *a);
 int r45_sync_request(struct r45_array *a, const char *action);
 const char *r45_sync_action_name(struct r45_array *a);

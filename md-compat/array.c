@@ -146,7 +146,8 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 
 	info->member = -1;
 	info->counted = false;
-	atomic64_inc(&a->app_io);
+	if (READ_ONCE(a->app_io_at) != jiffies)
+		WRITE_ONCE(a->app_io_at, jiffies);
 	if (bio_op(bio) == REQ_OP_READ) {
 		sector_t s = bio->bi_iter.bi_sector;
 		sector_t last = bio_end_sector(bio) - 1;

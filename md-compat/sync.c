@@ -20,6 +20,11 @@
 
 #define DM_MSG_PREFIX "raid45"
 
+/* how long regions whose writes are done wait before being marked clean */
+#define R45_CLEAN_DELAY		(HZ / 20)
+/* application I/O this recent makes resync and rebuild yield to it */
+#define R45_APP_ACTIVE		(HZ / 10)
+
 static const char *const action_names[] = {
 	[R45_ACT_IDLE] = "idle",
 	[R45_ACT_RESYNC] = "resync",
@@ -106,35 +111,45 @@ static void rh_dispatch(void *context, struct bio_list *bios)
 	queue_writes(context, bios);
 }
 
+/* Something changed in the region hash that a waiting sync step wants. */
+static void rh_progress(struct r45_array *a)
+{
+	atomic_inc(&a->rh_events);
+	wake_up_all(&a->rh_wait);
+}
+
 static void rh_wakeup(void *context)
 {
 	struct r45_array *a = context;
 
-	queue_work(a->wq, &a->rh_work);
-	wake_up_all(&a->sync_wait);
+	/* a short delay lets a region written again stay dirty meanwhile */
+	queue_delayed_work(a->wq, &a->rh_work, R45_CLEAN_DELAY);
+	rh_progress(a);
 }
 
 static void rh_wakeup_recovery(void *context)
 {
-	struct r45_array *a = context;
+	rh_progress(context);
+}
 
-	wake_up_all(&a->sync_wait);
+static void update_states(struct r45_array *a)
+{
+	mutex_lock(&a->rh_mutex);
+	dm_rh_update_states(a->rh, 1);
+	mutex_unlock(&a->rh_mutex);
+	rh_progress(a);
 }
 
 /* Clean regions are cleared, recovered ones marked in sync; log flushed. */
 static void rh_work(struct work_struct *work)
 {
-	struct r45_array *a = container_of(work, struct r45_array, rh_work);
-
-	mutex_lock(&a->rh_mutex);
-	dm_rh_update_states(a->rh, 1);
-	mutex_unlock(&a->rh_mutex);
-	wake_up_all(&a->sync_wait);
+	update_states(container_of(to_delayed_work(work), struct r45_array,
+				   rh_work));
 }
 
 void r45_sync_flush_log(struct r45_array *a)
 {
-	flush_work(&a->rh_work);
+	flush_delayed_work(&a->rh_work);
 	mutex_lock(&a->rh_mutex);
 	dm_rh_update_states(a->rh, 1);
 	dm_rh_flush(a->rh);
@@ -178,6 +193,12 @@ void r45_sync_done(struct r45_array *a, bool ok)
 		wake_up_all(&a->sync_wait);
 }
 
+/* A step in progress stops early only for a pause (suspend) or exit. */
+static bool sync_interrupted(struct r45_array *a)
+{
+	return kthread_should_stop() || READ_ONCE(a->paused);
+}
+
 static bool sync_stop(struct r45_array *a)
 {
 	return kthread_should_stop() || READ_ONCE(a->paused) ||
@@ -191,7 +212,6 @@ static bool sync_rows(struct r45_array *a, u64 first, u64 last, int action)
 	u64 row;
 	unsigned int off;
 	unsigned long start = jiffies;
-	s64 io_before = atomic64_read(&a->app_io);
 
 	atomic_set(&a->sync_errors, 0);
 	for (row = first; row <= last; row++) {
@@ -203,17 +223,21 @@ static bool sync_rows(struct r45_array *a, u64 first, u64 last, int action)
 			r45_sync_stripe(a, (row << a->geom.chunk_shift) + off,
 					action);
 		}
-		if (sync_stop(a))
+		if (sync_interrupted(a))
 			break;
 	}
 	wait_event(a->sync_wait, !atomic_read(&a->sync_in_flight));
 
-	/* leave the application its share of the time */
-	if (a->bandwidth < 100 && atomic64_read(&a->app_io) != io_before) {
+	/*
+	 * While the application does I/O (any within R45_APP_ACTIVE), leave
+	 * it its share of the time; a pause or freeze cuts the wait short.
+	 */
+	if (a->bandwidth < 100 &&
+	    time_before(jiffies, READ_ONCE(a->app_io_at) + R45_APP_ACTIVE)) {
 		unsigned long spent = jiffies - start + 1;
 
-		schedule_timeout_interruptible(spent * (100 - a->bandwidth) /
-					       a->bandwidth);
+		wait_event_timeout(a->sync_wait, sync_stop(a),
+				   spent * (100 - a->bandwidth) / a->bandwidth);
 	}
 	return row > last && !atomic_read(&a->sync_errors);
 }
@@ -249,9 +273,32 @@ static void finish_action(struct r45_array *a)
 		r45_array_event(a);
 }
 
+/*
+ * The log's scan reached the end, but regions it handed out came back
+ * unsynced (a pause cut them, or an error).  The core log's resume does
+ * nothing but restart the scan: go round again while that helps.  Else
+ * stop until the next resume (which restarts any log's scan).
+ */
+static bool pass_left_regions(struct r45_array *a)
+{
+	if (a->log_in_memory && a->sync_retries++ < 3) {
+		a->log->type->resume(a->log);
+		return true;
+	}
+	DMERR("%s stopped with %llu regions out of sync; they are tried again after the next resume",
+	      action_names[a->action], (unsigned long long)(a->nr_regions -
+	      a->log->type->get_sync_count(a->log)));
+	a->action = R45_ACT_IDLE;
+	a->sync_steps = 0;
+	a->sync_retries = 0;
+	r45_array_event(a);
+	return true;
+}
+
 /* One step of resync/recover: one region.  Returns false when done. */
 static bool log_step(struct r45_array *a)
 {
+	int seen = atomic_read(&a->rh_events);
 	struct dm_region *reg;
 	u64 first, last;
 	bool ok;
@@ -261,20 +308,28 @@ static bool log_step(struct r45_array *a)
 	mutex_unlock(&a->rh_mutex);
 	reg = dm_rh_recovery_start(a->rh);
 	if (!reg) {
-		if (!dm_rh_recovery_in_flight(a->rh) &&
-		    a->log->type->get_sync_count(a->log) >= a->nr_regions)
+		if (dm_rh_recovery_in_flight(a->rh)) {
+			/* a region is quiescing: its last write wakes us */
+			wait_event_timeout(a->rh_wait, sync_stop(a) ||
+					   atomic_read(&a->rh_events) != seen,
+					   HZ / 20);
+			return true;
+		}
+		if (a->log->type->get_sync_count(a->log) >= a->nr_regions)
 			return false;
-		/* a region is quiescing: its writes will wake us */
-		wait_event_timeout(a->sync_wait, sync_stop(a), HZ / 20);
-		return true;
+		return pass_left_regions(a);
 	}
 	region_rows(a, dm_rh_get_region_key(reg), &first, &last);
 	a->sync_steps++;
 	ok = sync_rows(a, first, last, a->action);
+	if (ok)
+		a->sync_retries = 0;
 	if (ok && a->action == R45_ACT_RECOVER &&
 	    last + 1 > READ_ONCE(a->recover_row))
 		WRITE_ONCE(a->recover_row, last + 1);
 	dm_rh_recovery_end(reg, ok);
+	/* mark it in sync and free the recovery slot for the next region */
+	update_states(a);
 	return true;
 }
 
@@ -309,9 +364,14 @@ static int sync_thread(void *data)
 		wait_event_interruptible(a->sync_wait, sync_wanted(a));
 		if (kthread_should_stop())
 			break;
-		if (READ_ONCE(a->paused) || READ_ONCE(a->frozen))
-			continue;
+		/* busy first, then look: a pause sees one or the other */
 		WRITE_ONCE(a->sync_busy, true);
+		smp_mb();
+		if (READ_ONCE(a->paused) || READ_ONCE(a->frozen)) {
+			WRITE_ONCE(a->sync_busy, false);
+			wake_up_all(&a->sync_wait);
+			continue;
+		}
 		if (a->action == R45_ACT_IDLE) {
 			a->action = xchg(&a->requested, R45_ACT_IDLE);
 			a->check_row = 0;
@@ -339,13 +399,15 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 		  sector_t region_size, region_t nr_regions, int recover_member)
 {
 	mutex_init(&a->rh_mutex);
-	INIT_WORK(&a->rh_work, rh_work);
+	INIT_DELAYED_WORK(&a->rh_work, rh_work);
+	init_waitqueue_head(&a->rh_wait);
 	INIT_WORK(&a->write_work, write_work);
 	spin_lock_init(&a->write_lock);
 	bio_list_init(&a->write_queue);
 	init_waitqueue_head(&a->sync_wait);
 	a->recover_member = recover_member;
 	a->recover_row = 0;
+	a->app_io_at = jiffies - R45_APP_ACTIVE - 1;	/* none yet */
 	a->region_size = region_size;
 	a->nr_regions = nr_regions;
 	a->rh = dm_region_hash_create(a, rh_dispatch, rh_wakeup,
@@ -383,11 +445,57 @@ void r45_sync_exit(struct r45_array *a)
 	}
 	if (a->rh) {
 		flush_work(&a->write_work);
-		flush_work(&a->rh_work);
+		flush_delayed_work(&a->rh_work);
 		dm_rh_update_states(a->rh, 1);
 		dm_region_hash_destroy(a->rh);	/* and the log */
 		a->rh = NULL;
 		a->log = NULL;
+	}
+}
+
+/*
+ * A reload of the same array: what the old one had synced or rebuilt
+ * stays so, and a rebuild continues at its row.  Both arrays are
+ * suspended: neither sync thread is in a step.
+ */
+void r45_sync_takeover(struct r45_array *a, struct r45_array *old)
+{
+	struct dm_dirty_log *log = a->log, *olog = old->log;
+	region_t r;
+
+	if (a->nr_regions != old->nr_regions ||
+	    a->region_size != old->region_size)
+		return;
+	for (r = 0; r < a->nr_regions; r++)
+		if (!log->type->in_sync(log, r, 1) &&
+		    olog->type->in_sync(olog, r, 1))
+			log->type->set_region_sync(log, r, 1);
+	a->recover_member = old->recover_member;
+	a->recover_row = old->recover_row;
+	if (a->recover_member < 0 && a->action == R45_ACT_RECOVER)
+		a->action = R45_ACT_RESYNC;
+	atomic64_set(&a->mismatches, atomic64_read(&old->mismatches));
+}
+
+/*
+ * With the thread idle, a region may still have been made ready for
+ * recovery (its writes quiescing) without being started: end it unworked,
+ * once quiet, so that it stays out of sync and its held writes go; the
+ * recovery gate cannot close while it is pending.
+ */
+static void abandon_recovery(struct r45_array *a)
+{
+	while (dm_rh_recovery_in_flight(a->rh)) {
+		int seen = atomic_read(&a->rh_events);
+		struct dm_region *reg = dm_rh_recovery_start(a->rh);
+
+		if (reg) {
+			dm_rh_recovery_end(reg, 0);
+			update_states(a);
+			continue;
+		}
+		wait_event_timeout(a->rh_wait,
+				   atomic_read(&a->rh_events) != seen, HZ / 20);
 	}
 }
 
@@ -398,9 +506,12 @@ void r45_sync_exit(struct r45_array *a)
 void r45_sync_pause(struct r45_array *a)
 {
 	WRITE_ONCE(a->paused, true);
+	smp_mb();
 	wake_up_all(&a->sync_wait);
+	wake_up_all(&a->rh_wait);
 	wait_event(a->sync_wait, !READ_ONCE(a->sync_busy));
 	if (a->recovery_open) {
+		abandon_recovery(a);
 		r45_sync_flush_log(a);
 		dm_rh_stop_recovery(a->rh);
 		a->recovery_open = false;
@@ -409,6 +520,14 @@ void r45_sync_pause(struct r45_array *a)
 
 void r45_sync_unpause(struct r45_array *a)
 {
+	/*
+	 * A resync or rebuild that stopped short goes on (the log's scan
+	 * was restarted by its resume).
+	 */
+	if (a->action == R45_ACT_IDLE &&
+	    a->log->type->get_sync_count(a->log) < a->nr_regions)
+		a->action = a->recover_member >= 0 ? R45_ACT_RECOVER :
+						     R45_ACT_RESYNC;
 	if (!a->recovery_open) {
 		dm_rh_start_recovery(a->rh);
 		a->recovery_open = true;
@@ -422,6 +541,7 @@ int r45_sync_request(struct r45_array *a, const char *action)
 {
 	if (!strcmp(action, "frozen")) {
 		WRITE_ONCE(a->frozen, true);
+		wake_up_all(&a->sync_wait);	/* cuts a throttle wait */
 		return 0;
 	}
 	if (!strcmp(action, "idle")) {

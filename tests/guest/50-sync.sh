@@ -81,3 +81,56 @@ c=$(sync_count r45s 4)
 echo "ok pause at $a, finished at $c"
 dmsetup remove r45s
 "$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((per_dev / 64)) "${devs[@]}" >/dev/null || die "resync after pause left bad stripes"
+
+# recovery bandwidth: while a resync runs, the resync advances less and
+# fio gets more done with the bandwidth at 10 % than at 100 % (same
+# array, same load, alternated; the resync is frozen between windows, so
+# it only runs under the load, and only rounds it outlasted count)
+make_ramdisks 4 192
+for d in "${devs[@]}"; do head -c $((192 << 20)) /dev/urandom > "$d"; done
+bl=$((191 * 2048 * 3))
+t="0 $bl raid45 core 2 256 sync raid5_ls 7 64 -1 -1 -1 100 sync 1 4 -1"
+for d in "${devs[@]}"; do t+=" $d 2048"; done
+dmsetup create r45b --table "$t" || die "create"
+dmsetup message r45b 0 frozen || die "frozen"
+window() { # <bandwidth>: prints "<IOPS> <regions synced>"
+	local a b n
+	dmsetup message r45b 0 bandwidth set "$1" || die "bandwidth $1"
+	a=$(sync_count r45b 4)
+	fio --name=bw --filename=/dev/mapper/r45b --direct=1 --ioengine=libaio --iodepth=8 \
+		--rw=randread --bs=4k --runtime=3 --time_based --minimal >/tmp/bw.out &
+	# unfreeze once fio's reads flow (fio takes a while to start)
+	local st r0
+	st=/sys/block/dm-$(dmsetup info -c --noheadings -o minor r45b | tr -d ' ')/stat
+	r0=$(awk '{ print $1 }' "$st")
+	while [ "$(awk '{ print $1 }' "$st")" -lt $((r0 + 100)) ]; do sleep 0.05; done
+	dmsetup message r45b 0 idle || die "idle"
+	wait $!
+	dmsetup message r45b 0 frozen || die "frozen"
+	b=$(sync_count r45b 4)
+	[ "${b%/*}" = "${b#*/}" ] && return 1
+	n=$(awk -F';' '{ print $8 }' /tmp/bw.out)
+	echo "${n%.*} $((${b%/*} - ${a%/*}))"
+}
+declare -A io=([10]=0 [100]=0) adv=([10]=0 [100]=0)
+valid=0
+for round in 1 2 3; do
+	r10=$(window 10) || break
+	r100=$(window 100) || break
+	echo "round $round: 100 %: ${r100% *} IOPS, ${r100#* } regions; 10 %: ${r10% *} IOPS, ${r10#* } regions"
+	io[100]=$((io[100] + ${r100% *})); adv[100]=$((adv[100] + ${r100#* }))
+	io[10]=$((io[10] + ${r10% *})); adv[10]=$((adv[10] + ${r10#* }))
+	valid=$((valid + 1))
+done
+[ $valid -gt 0 ] || die "the resync finished before one round was measured"
+[ "${adv[10]}" -lt "${adv[100]}" ] ||
+	die "resync advanced no less at 10 % (${adv[10]} regions) than at 100 % (${adv[100]})"
+[ "${io[10]}" -gt "${io[100]}" ] ||
+	die "fio got no more at 10 % (${io[10]} IOPS) than at 100 % (${io[100]})"
+dmsetup message r45b 0 bandwidth set 100
+dmsetup message r45b 0 idle
+wait_in_sync r45b 4 900
+dmsetup remove r45b
+"$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((191 * 2048 / 64)) "${devs[@]}" >/dev/null ||
+	die "bad stripes after the bandwidth test"
+echo "ok bandwidth 10 % leaves fio more than 100 % ($valid rounds)"
