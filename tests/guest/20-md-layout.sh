@@ -13,7 +13,9 @@ types=${R45_LAYOUT_TYPES:-"raid4 raid5_la raid5_ra raid5_ls raid5_rs raid6_zr ra
 default_chunks="8 64 1024"
 case $(uname -r) in 6.1.*) default_chunks=64 ;; esac
 chunks=${R45_LAYOUT_CHUNKS:-$default_chunks}
-disks=${R45_LAYOUT_DISKS:-"3 4 5 8"}
+# member counts: RAID4/5 3 4 5 8, RAID6 4 5 6 8
+disks5=${R45_LAYOUT_DISKS:-"3 4 5 8"}
+disks6=${R45_LAYOUT_DISKS:-"4 5 6 8"}
 make_ramdisks 8 4
 head -c $((40 << 20)) /dev/urandom > /tmp/rand
 # <bytes> <seed>: a slice of the random pool
@@ -43,6 +45,8 @@ md_wait_idle() {
 
 combos=0
 for type in $types; do
+	disks=$disks5
+	case $type in raid6*) disks=$disks6 ;; esac
 	for n in $disks; do
 		pd=1
 		case $type in raid6*) pd=2 ;; esac
