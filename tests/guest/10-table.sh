@@ -42,10 +42,15 @@ set -- $st
 [ "$4" = 4 ] && [ "$9" = 1 ] && [ "${10}" = "AApAA" ] || die "bad status words: $st"
 [ "${11}" = "96/96" ] || die "bad sync count: ${11}"
 dmsetup remove r45t
-dmsetup create r45t --table "0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 4 2 $D"
+# a rebuild is shown while it runs: member 0 behind dm-delay keeps it
+# running long enough to be seen
+dmsetup create slow0 --table "0 $(blockdev --getsz /dev/ram0) delay /dev/ram0 0 50" ||
+	die "dm-delay"
+dmsetup create r45t --table "0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 4 2 ${D/\/dev\/ram0 /\/dev\/mapper\/slow0 }"
 set -- $(dmsetup status r45t)
 [ "${10}" = "AAAiA" ] || die "dev_to_init not shown: ${10}"
 dmsetup remove r45t
+dmsetup remove slow0
 
 # invalid lines and the message each must produce
 invalid=(
