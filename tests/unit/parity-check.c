@@ -95,14 +95,25 @@ int main(int argc, char **argv)
 	gf_init();
 	cb = chunk * 512;
 	for (i = 0; i < n; i++) {
-		fds[i] = open(argv[optind + i], O_RDONLY);
+		/*
+		 * Read what is on the member, not the member's page cache
+		 * (it goes stale when the array writes with bios while
+		 * another opener keeps the cache alive); files and
+		 * devices without O_DIRECT are read through the cache.
+		 */
+		fds[i] = open(argv[optind + i], O_RDONLY | O_DIRECT);
+		if (fds[i] < 0 && errno == EINVAL)
+			fds[i] = open(argv[optind + i], O_RDONLY);
 		if (fds[i] < 0) {
 			perror(argv[optind + i]);
 			return 2;
 		}
 		if (dev_size(fds[i]) < minsz)
 			minsz = dev_size(fds[i]);
-		buf[i] = malloc(cb);
+		if (posix_memalign((void **)&buf[i], 4096, cb)) {
+			fprintf(stderr, "parity-check: out of memory\n");
+			return 2;
+		}
 	}
 	p = malloc(cb);
 	q = malloc(cb);
