@@ -7,8 +7,7 @@
  *                [-n STRIPES] dev0 dev1 ...
  *
  * Prints "stripes N bad M" and exits 1 if any stripe is bad, 2 on usage
- * or I/O errors.  A missing member may be given as "-" (then its parity
- * can't be checked, only reported as skipped).
+ * or I/O errors.  Every member must be given.
  */
 #define _GNU_SOURCE
 #include <errno.h>
