@@ -36,9 +36,16 @@ static struct r45_stripe *alloc_stripe(struct r45_array *a)
 	sh = kzalloc(struct_size(sh, dev, n), GFP_NOIO);
 	if (!sh)
 		return NULL;
+	/* struct bio ends in a flexible array: not embedded in dev[] */
+	sh->bios = kcalloc(n, sizeof(*sh->bios), GFP_NOIO);
+	if (!sh->bios) {
+		kfree(sh);
+		return NULL;
+	}
 	for (i = 0; i < n; i++) {
 		struct r45_dev *dev = &sh->dev[i];
 
+		dev->bio = &sh->bios[i];
 		dev->page = alloc_page(GFP_NOIO);
 		if (!dev->page)
 			goto fail;
@@ -56,6 +63,7 @@ static struct r45_stripe *alloc_stripe(struct r45_array *a)
 fail:
 	while (i--)
 		__free_page(sh->dev[i].page);
+	kfree(sh->bios);
 	kfree(sh);
 	return NULL;
 }
@@ -66,6 +74,7 @@ static void free_stripe(struct r45_array *a, struct r45_stripe *sh)
 
 	for (i = 0; i < a->geom.raid_disks; i++)
 		__free_page(sh->dev[i].page);
+	kfree(sh->bios);
 	kfree(sh);
 }
 
@@ -316,7 +325,7 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 	for_each_set_bit(i, &mask, a->geom.raid_disks) {
 		struct r45_dev *dev = &sh->dev[i];
 		struct r45_member *m = &a->members[i];
-		struct bio *bio = &dev->bio;
+		struct bio *bio = dev->bio;
 
 		dev->error = 0;
 		bio_init(bio, m->bdev, &dev->vec, 1, opf);
@@ -855,7 +864,6 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes)
 		spin_lock_init(&lane->lock);
 		INIT_LIST_HEAD(&lane->ready);
 		INIT_WORK(&lane->work, lane_work);
-		lane->a = a;
 	}
 	a->wq = alloc_workqueue("raid45", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!a->wq)

@@ -27,7 +27,7 @@ struct r45_dev {
 	unsigned int bcover;		/* sectors covered by the batch */
 	int error;			/* last member I/O failed */
 	struct r45_stripe *sh;		/* back pointer for I/O completion */
-	struct bio bio;			/* member I/O, one at a time */
+	struct bio *bio;		/* member I/O, one at a time */
 	struct bio_vec vec;
 };
 
@@ -49,6 +49,7 @@ struct r45_stripe {
 	struct r45_lane *lane;		/* where it is handled */
 	struct list_head ready;		/* on the lane's ready list */
 	struct r45_stripe_map map;
+	struct bio *bios;		/* dev[i].bio, one allocation */
 	struct r45_dev dev[];
 };
 
