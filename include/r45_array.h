@@ -68,7 +68,6 @@ struct r45_lane {
 	spinlock_t lock;
 	struct list_head ready;		/* stripes waiting to be handled */
 	struct work_struct work;
-	struct r45_array *a;
 };
 
 struct r45_stats {

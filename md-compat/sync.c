@@ -199,10 +199,10 @@ static bool sync_interrupted(struct r45_array *a)
 	return kthread_should_stop() || READ_ONCE(a->paused);
 }
 
+/* Between steps the thread also stops for a freeze. */
 static bool sync_stop(struct r45_array *a)
 {
-	return kthread_should_stop() || READ_ONCE(a->paused) ||
-	       READ_ONCE(a->frozen);
+	return sync_interrupted(a) || READ_ONCE(a->frozen);
 }
 
 /* Sync every stripe of rows [first, last]; false if interrupted/failed. */
