@@ -19,7 +19,7 @@ for type in $types; do
 	pd=1
 	case $type in raid6*) pd=2 ;; esac
 	chunk=64
-	for d in "${devs[@]}"; do dd if=/dev/zero of="$d" bs=1M count=40 status=none; done
+	for d in "${devs[@]}"; do fill_dev "$d" 40 /dev/zero; done
 	per_dev=$((36 * 2048))
 	table="0 $((per_dev * (5 - pd))) raid45 core 2 1024 nosync $type"
 	[ "$type" = raid4 ] && table+=" -1"

@@ -21,7 +21,7 @@ mk_table() { # <sync|nosync> <type> [extra raid params...]
 for type in raid5_ls raid4 raid6_nc; do
 	pd=1; [ "${type#raid6}" != "$type" ] && pd=2
 	l=$((per_dev * (4 - pd)))
-	for d in "${devs[@]}"; do head -c $((24 << 20)) /dev/urandom > "$d"; done
+	for d in "${devs[@]}"; do fill_dev "$d" 24 /dev/urandom; done
 	t=$(mk_table sync "$type"); t="0 $l ${t#0 $len }"
 	dmsetup create r45s --table "$t" || die "create $type"
 	wait_in_sync r45s 4 600
@@ -44,15 +44,16 @@ dd if=/tmp/data of=/dev/mapper/r45s bs=1M oflag=direct status=none
 dmsetup remove r45s
 "$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((per_dev / 64)) "${devs[@]}" >/dev/null || die "not consistent before corruption"
 # stripe row 5, member 1 (a data block there): flip 4 KiB
-dd if=/dev/urandom of=/dev/ram1 bs=4096 seek=$(((2048 + 5 * 64) / 8)) count=1 conv=notrunc status=none
-cp /dev/ram1 /tmp/ram1.before
+dd if=/dev/urandom of=/dev/ram1 bs=4096 seek=$(((2048 + 5 * 64) / 8)) count=1 conv=notrunc oflag=direct status=none
+raw_copy /dev/ram1 /tmp/ram1.before
 dmsetup create r45s --table "$(mk_table nosync raid5_ls)"
 dmsetup message r45s 0 check || die "check refused"
 wait_in_sync r45s 4 300
 mm=$(dmsetup status r45s | awk '{ print $NF }')
 [ "$mm" = 1 ] || die "check found $mm mismatches, expected 1: $(dmsetup status r45s)"
 dmsetup remove r45s
-cmp /tmp/ram1.before /dev/ram1 || die "check changed a member"
+raw_copy /dev/ram1 /tmp/ram1.after
+cmp /tmp/ram1.before /tmp/ram1.after || die "check changed a member"
 "$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((per_dev / 64)) "${devs[@]}" >/dev/null && die "corruption not visible to parity-check"
 dmsetup create r45s --table "$(mk_table nosync raid5_ls)"
 dmsetup message r45s 0 rep || die "repair refused"
@@ -66,7 +67,7 @@ dmsetup remove r45s
 echo "ok check/repair"
 
 # resync pauses while suspended and continues after resume
-for d in "${devs[@]}"; do head -c $((24 << 20)) /dev/urandom > "$d"; done
+for d in "${devs[@]}"; do fill_dev "$d" 24 /dev/urandom; done
 t=$(mk_table sync raid5_ls); t="0 $len raid45 core 2 64 sync raid5_ls 5 64 -1 -1 -1 100 4 -1"
 for d in "${devs[@]}"; do t+=" $d 2048"; done
 dmsetup create r45s --table "$t"
@@ -87,7 +88,7 @@ dmsetup remove r45s
 # array, same load, alternated; the resync is frozen between windows, so
 # it only runs under the load, and only rounds it outlasted count)
 make_ramdisks 4 192
-for d in "${devs[@]}"; do head -c $((192 << 20)) /dev/urandom > "$d"; done
+for d in "${devs[@]}"; do fill_dev "$d" 192 /dev/urandom; done
 bl=$((191 * 2048 * 3))
 t="0 $bl raid45 core 2 256 sync raid5_ls 7 64 -1 -1 -1 100 sync 1 4 -1"
 for d in "${devs[@]}"; do t+=" $d 2048"; done

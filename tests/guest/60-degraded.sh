@@ -84,7 +84,7 @@ fresh_members $N 24 1
 dmsetup create r45d --table "$(mk_table raid5_ls -1)"
 fio_load --rw=randwrite || { cat /tmp/fio.out; die "fio before rebuild"; }
 fail_wrapper m2
-dd if=/dev/zero of=/dev/ram$N bs=1M count=24 status=none
+fill_dev /dev/ram$N 24 /dev/zero
 dmsetup suspend r45d
 wrap_member m2 "/dev/ram$N"
 dmsetup load r45d --table "$(mk_table raid5_ls 2)" || die "reload with dev_to_init"

@@ -75,7 +75,7 @@ fail_wrapper m3
 fio_load --rw=randwrite --verify_only >/dev/null || { cat /tmp/fio.out; die "degraded verify"; }
 for pair in "1 $N" "3 $((N + 1))"; do
 	set -- $pair
-	dd if=/dev/zero of="/dev/ram$2" bs=1M count=20 status=none
+	fill_dev "/dev/ram$2" 20 /dev/zero
 	dmsetup suspend r45q
 	wrap_member "m$1" "/dev/ram$2"
 	# rebuild at full bandwidth: TCG is slow enough without throttling

@@ -126,11 +126,7 @@ echo "ok three targets in one table"
 # reloads while resync runs (bandwidth 1 % under load keeps it running):
 # each reload goes on from where the last table was, never backwards;
 # afterwards the resync completes and every stripe is right.
-# KNOWN BUG, so opt-in (R45_RELOAD_RESYNC=1) until fixed: in some runs
-# fio's verify finds blocks it wrote lost here (resync + writes + reloads
-# together); see the issue notes.
-if [ "${R45_RELOAD_RESYNC:-0}" = 1 ]; then
-for i in 0 1 2 3; do head -c $((16 << 20)) /dev/urandom > "/dev/ram$i"; done
+for i in 0 1 2 3; do fill_dev "/dev/ram$i" 16 /dev/urandom; done
 TS="0 $((per_dev * 3)) raid45 core 2 64 sync raid5_ls 5 64 -1 -1 -1 1 4 -1 $D"
 dmsetup create r45r --table "$TS" || die "create resyncing array"
 dmsetup message r45r 0 frozen || die "frozen"	# until the load runs
@@ -150,8 +146,10 @@ while [ "$(awk '{ print $5 }' "$st")" -lt $((w0 + 100)) ]; do sleep 0.05; done
 prev=$(sync_count r45r 4)
 prev=${prev%/*}
 moved=0
-for i in $(seq 50); do
-	dmsetup suspend r45r && dmsetup load r45r --table "$TS" && dmsetup resume r45r ||
+for i in $(seq 200); do
+	t=$TS
+	[ $((i % 3)) = 0 ] && t=${TS/ 5 64 -1 / 5 64 $((32 + i)) }
+	dmsetup suspend r45r && dmsetup load r45r --table "$t" && dmsetup resume r45r ||
 		die "reload $i while resyncing"
 	sc=$(sync_count r45r 4)
 	[ "${sc%/*}" -ge "$prev" ] || die "sync count went backwards over reload $i: $prev -> $sc"
@@ -164,7 +162,7 @@ wait $fiopid
 kill $rdpid
 wait $rdpid 2>/dev/null
 [ -e /tmp/fiofail ] && { cat /tmp/fio.out; die "fio verify failed during reloads"; }
-echo "sync count after 50 reloads: $(sync_count r45r 4) (moved in $moved)"
+echo "sync count after $i reloads: $(sync_count r45r 4) (moved in $moved)"
 [ "$moved" -gt 0 ] || die "resync made no progress during the reloads"
 dmsetup message r45r 0 bandwidth set 100
 wait_in_sync r45r 4 600
@@ -173,7 +171,6 @@ dmsetup remove r45r
 "$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((per_dev / 64)) /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 ||
 	die "bad stripes after a resync across reloads"
 echo "ok resync across reloads"
-fi
 
 # a reload does not bring a failed member back: member 1 fails, the
 # array is written degraded (member 1 now stale), member 1's device

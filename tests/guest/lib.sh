@@ -53,6 +53,21 @@ make_ramdisks() {
 		die "modprobe brd failed"
 }
 
+# Raw member contents are written and read with O_DIRECT only: while
+# another opener (a wrapper, the array) keeps a device's page cache alive,
+# buffered writes are written back whenever the kernel likes, over what
+# the array wrote meanwhile, and buffered reads can return stale pages.
+# fill_dev DEV MIB SOURCE (/dev/urandom or /dev/zero)
+fill_dev() {
+	dd if="$3" of="$1" bs=1M count="$2" oflag=direct status=none ||
+		die "cannot fill $1"
+}
+
+# raw_copy DEV FILE: a member's whole contents into a file, uncached
+raw_copy() {
+	dd if="$1" of="$2" bs=1M iflag=direct status=none || die "cannot read $1"
+}
+
 # Remove every dm device and md array, unload brd (best effort).
 cleanup_all() {
 	local d
