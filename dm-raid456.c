@@ -12,11 +12,10 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include "r45_array.h"
+#include "r45_table.h"
 #include "r45_compat.h"
 
 #define DM_MSG_PREFIX "raid45"
-
-enum r45_sync_word { R45_SYNC_DEFAULT = -1, R45_NOSYNC = 0, R45_SYNC = 1 };
 
 struct raid45 {
 	struct dm_target *ti;
@@ -25,243 +24,15 @@ struct raid45 {
 	struct r45_array *array;
 	struct dm_dirty_log *log;
 	bool log_owned;			/* by the array's region hash */
-	bool disk_log;
-	int log_sync;			/* sync word given to the log */
-	u32 region_size;
-
-	struct r45_geom geom;
-	unsigned int stripes;
-	unsigned int io_size;
-	unsigned int recover_io_size;
-	unsigned int bandwidth;
-	int recovery_sync;		/* raid param 6 */
-	unsigned int recovery_stripes;
-	int dev_to_init;
 	bool statistics;
 	bool overwrite;
-
-	unsigned int nr_devs;
+	struct r45_table t;		/* the table line, parsed */
 	struct dm_dev *devs[R45_MAX_DISKS];
-	sector_t offsets[R45_MAX_DISKS];
 };
 
 /* Every constructed raid45 target: a reload finds its predecessor here. */
 static LIST_HEAD(raid45_list);
 static DEFINE_MUTEX(raid45_list_lock);
-
-/* ---- table parsing ---- */
-
-static int parse_sync_word(const char *w)
-{
-	if (!strcasecmp(w, "sync"))
-		return R45_SYNC;
-	if (!strcasecmp(w, "nosync"))
-		return R45_NOSYNC;
-	return -EINVAL;
-}
-
-/* Read "-1" (default) or a number in [min, max]. */
-static int read_param(struct dm_arg_set *as, unsigned int min,
-		      unsigned int max, unsigned int def, unsigned int *out,
-		      char **error, char *msg)
-{
-	struct dm_arg arg = { .min = min, .max = max, .error = msg };
-
-	if (!as->argc) {
-		*error = msg;
-		return -EINVAL;
-	}
-	if (!strcmp(as->argv[0], "-1")) {
-		dm_consume_args(as, 1);
-		*out = def;
-		return 0;
-	}
-	return dm_read_arg(&arg, as, out, error);
-}
-
-static int parse_log(struct raid45 *rs, struct dm_arg_set *as,
-		     const char **log_type, unsigned int *log_argc,
-		     char ***log_argv, char **error)
-{
-	static const struct dm_arg core_args = {1, 2, "Invalid number of core log parameters"};
-	static const struct dm_arg disk_args = {2, 3, "Invalid number of disk log parameters"};
-	unsigned int n, rsz_idx;
-	const char *type = dm_shift_arg(as);
-	int r;
-
-	if (!type) {
-		*error = "Missing log type";
-		return -EINVAL;
-	}
-	if (!strcmp(type, "core")) {
-		r = dm_read_arg(&core_args, as, &n, error);
-		rsz_idx = 0;
-	} else if (!strcmp(type, "disk")) {
-		r = dm_read_arg(&disk_args, as, &n, error);
-		rsz_idx = 1;
-		rs->disk_log = true;
-	} else {
-		*error = "Invalid log type (must be core or disk)";
-		return -EINVAL;
-	}
-	if (r)
-		return r;
-	if (as->argc < n) {
-		*error = "Too few log parameters";
-		return -EINVAL;
-	}
-	if (kstrtou32(as->argv[rsz_idx], 10, &rs->region_size) ||
-	    !is_power_of_2(rs->region_size) || rs->region_size < 8) {
-		*error = "Invalid region size (must be a power of two >= 8)";
-		return -EINVAL;
-	}
-	rs->log_sync = R45_SYNC_DEFAULT;
-	if (n == rsz_idx + 2) {
-		rs->log_sync = parse_sync_word(as->argv[rsz_idx + 1]);
-		if (rs->log_sync < 0) {
-			*error = "Invalid log sync argument (must be sync or nosync)";
-			return -EINVAL;
-		}
-	}
-	*log_type = type;
-	*log_argc = n;
-	*log_argv = as->argv;
-	dm_consume_args(as, n);
-	return 0;
-}
-
-static int parse_raid_params(struct raid45 *rs, struct dm_arg_set *as,
-			     unsigned int *chunk, char **error)
-{
-	static const struct dm_arg nr_params = {0, 7, "Invalid number of raid parameters"};
-	unsigned int n, v;
-	int r;
-
-	r = dm_read_arg(&nr_params, as, &n, error);
-	if (r)
-		return r;
-	if (as->argc < n) {
-		*error = "Too few raid parameters";
-		return -EINVAL;
-	}
-	*chunk = 64;
-	rs->stripes = R45_DEFAULT_STRIPES;
-	rs->io_size = 8;
-	rs->recover_io_size = 0;	/* resolved below */
-	rs->bandwidth = 10;
-	rs->recovery_sync = R45_SYNC_DEFAULT;
-	rs->recovery_stripes = 16;
-
-	if (n >= 1) {
-		r = read_param(as, 8, 16384, 64, chunk, error,
-			       "Invalid chunk size (power of two, 8..16384 sectors)");
-		if (r || !is_power_of_2(*chunk)) {
-			*error = "Invalid chunk size (power of two, 8..16384 sectors)";
-			return -EINVAL;
-		}
-	}
-	if (n >= 2) {
-		r = read_param(as, R45_MIN_STRIPES, R45_MAX_STRIPES,
-			       R45_DEFAULT_STRIPES, &rs->stripes, error,
-			       "Invalid number of stripes (8..16384)");
-		if (r)
-			return r;
-	}
-	if (n >= 3) {
-		r = read_param(as, 8, *chunk, min(8U, *chunk), &rs->io_size,
-			       error, "Invalid io size (power of two, 8..chunk size)");
-		if (r || !is_power_of_2(rs->io_size)) {
-			*error = "Invalid io size (power of two, 8..chunk size)";
-			return -EINVAL;
-		}
-	}
-	if (n >= 4) {
-		r = read_param(as, 8, rs->region_size, 0, &v, error,
-			       "Invalid recovery io size (power of two, 8..region size)");
-		if (r || (v && !is_power_of_2(v))) {
-			*error = "Invalid recovery io size (power of two, 8..region size)";
-			return -EINVAL;
-		}
-		rs->recover_io_size = v;
-	}
-	if (n >= 5) {
-		r = read_param(as, 1, 100, 10, &rs->bandwidth, error,
-			       "Invalid recovery bandwidth (1..100 percent)");
-		if (r)
-			return r;
-	}
-	if (n >= 6) {
-		const char *w = dm_shift_arg(as);
-
-		if (strcmp(w, "-1")) {
-			rs->recovery_sync = parse_sync_word(w);
-			if (rs->recovery_sync < 0) {
-				*error = "Invalid recovery switch (sync, nosync or -1)";
-				return -EINVAL;
-			}
-		}
-	}
-	if (n >= 7) {
-		r = read_param(as, 1, 64, 16, &rs->recovery_stripes, error,
-			       "Invalid number of recovery stripes (1..64)");
-		if (r)
-			return r;
-	}
-	if (!rs->recover_io_size)
-		rs->recover_io_size = min_t(unsigned int, rs->region_size, 256);
-	return 0;
-}
-
-static int parse_devices(struct raid45 *rs, struct dm_arg_set *as,
-			 enum r45_type type, char **error)
-{
-	struct dm_arg nr_devs = {
-		.min = r45_type_parity_disks(type) + 2, .max = R45_MAX_DISKS,
-		.error = type >= R45_RAID6_ZR ?
-			"Invalid number of raid devices (RAID6: 4..32)" :
-			"Invalid number of raid devices (RAID4/5: 3..32)",
-	};
-	unsigned int i, j, n;
-	int r;
-
-	/* dm_read_arg stores even a value it refuses: read into a local */
-	r = dm_read_arg(&nr_devs, as, &n, error);
-	if (r)
-		return r;
-	rs->nr_devs = n;
-	if (!as->argc || kstrtoint(dm_shift_arg(as), 10, &rs->dev_to_init) ||
-	    rs->dev_to_init < -1 || rs->dev_to_init >= (int)rs->nr_devs) {
-		*error = "Invalid device to initialize (-1 or a member index)";
-		return -EINVAL;
-	}
-	if (as->argc != 2 * rs->nr_devs) {
-		*error = "Number of device/offset arguments does not match #raid_devs";
-		return -EINVAL;
-	}
-	for (i = 0; i < rs->nr_devs; i++) {
-		const char *path = dm_shift_arg(as);
-		unsigned long long off;
-
-		if (kstrtoull(dm_shift_arg(as), 10, &off) ||
-		    off > (sector_t)-1 / 2) {
-			*error = "Invalid device offset";
-			return -EINVAL;
-		}
-		rs->offsets[i] = off;
-		r = dm_get_device(rs->ti, path, dm_table_get_mode(rs->ti->table),
-				  &rs->devs[i]);
-		if (r) {
-			*error = "Device lookup failure";
-			return r;
-		}
-		for (j = 0; j < i; j++)
-			if (rs->devs[j]->bdev == rs->devs[i]->bdev) {
-				*error = "Duplicate raid device";
-				return -EINVAL;
-			}
-	}
-	return 0;
-}
 
 static void raid45_free(struct raid45 *rs)
 {
@@ -275,7 +46,7 @@ static void raid45_free(struct raid45 *rs)
 		r45_array_destroy(rs->array);
 	if (rs->log && !rs->log_owned)
 		dm_dirty_log_destroy(rs->log);
-	for (i = 0; i < rs->nr_devs; i++)
+	for (i = 0; i < rs->t.nr_devs; i++)
 		if (rs->devs[i])
 			dm_put_device(rs->ti, rs->devs[i]);
 	kfree(rs);
@@ -288,16 +59,16 @@ static void raid45_event(void *ctx)
 	dm_table_event(rs->ti->table);
 }
 
-static int create_log(struct raid45 *rs, const char *type,
-		      unsigned int argc, char **argv, char **error)
+static int create_log(struct raid45 *rs, char **error)
 {
+	struct r45_table *t = &rs->t;
 	char *args[3];
-	unsigned int n = rs->disk_log ? 2 : 1, i;
-	int sync = rs->recovery_sync != R45_SYNC_DEFAULT ?
-		   rs->recovery_sync : rs->log_sync;
+	unsigned int n = t->disk_log ? 2 : 1, i;
+	int sync = t->recovery_sync != R45_SYNC_DEFAULT ?
+		   t->recovery_sync : t->log_sync;
 
 	/* rebuilding a member means every region is out of sync */
-	if (rs->dev_to_init >= 0)
+	if (t->dev_to_init >= 0)
 		sync = R45_SYNC;
 
 	/*
@@ -306,13 +77,13 @@ static int create_log(struct raid45 *rs, const char *type,
 	 * and otherwise only what its bits call dirty; given "sync" it would
 	 * resync everything on every activation.
 	 */
-	if (rs->disk_log && sync == R45_SYNC && rs->dev_to_init < 0)
+	if (t->disk_log && sync == R45_SYNC && t->dev_to_init < 0)
 		sync = R45_SYNC_DEFAULT;
 	for (i = 0; i < n; i++)
-		args[i] = argv[i];
+		args[i] = t->log_argv[i];
 	if (sync != R45_SYNC_DEFAULT)
 		args[n++] = sync ? "sync" : "nosync";
-	rs->log = dm_dirty_log_create(type, rs->ti, NULL, n, args);
+	rs->log = dm_dirty_log_create(t->log_type, rs->ti, NULL, n, args);
 	if (!rs->log) {
 		*error = "Error creating dirty log";
 		return -EINVAL;
@@ -320,21 +91,41 @@ static int create_log(struct raid45 *rs, const char *type,
 	return 0;
 }
 
-/*
- * <log_type> <#log_params> <log_params>... <raid_type> [<parity_dev>]
- * <#raid_params> <raid_params>... [locking none] <#raid_devs>
- * <dev_to_init> <dev_path> <offset>...
- */
+/* Open the members; the same device twice is refused. */
+static int get_devices(struct raid45 *rs, char **error)
+{
+	struct r45_table *t = &rs->t;
+	unsigned int i, j;
+	int r;
+
+	for (i = 0; i < t->nr_devs; i++) {
+		r = dm_get_device(rs->ti, t->paths[i],
+				  dm_table_get_mode(rs->ti->table), &rs->devs[i]);
+		if (r) {
+			*error = "Device lookup failure";
+			return r;
+		}
+		for (j = 0; j < i; j++)
+			if (rs->devs[j]->bdev == rs->devs[i]->bdev) {
+				*error = "Duplicate raid device";
+				return -EINVAL;
+			}
+		if (t->offsets[i] + t->geom.dev_sectors >
+		    bdev_nr_sectors(rs->devs[i]->bdev)) {
+			*error = "Device too small for target length and offset";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The table line: see dm-raid456-table.c. */
 static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
-	struct dm_arg_set as = { .argc = argc, .argv = argv };
-	const char *log_type, *word;
-	unsigned int log_argc, chunk, i;
-	char **log_argv;
-	int type, parity = -1, r;
-	sector_t per_dev;
-	u32 rem;
 	struct raid45 *rs;
+	struct r45_table *t;
+	unsigned int i;
+	int r;
 
 	rs = kzalloc(sizeof(*rs), GFP_KERNEL);
 	if (!rs) {
@@ -343,93 +134,32 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	rs->ti = ti;
 	INIT_LIST_HEAD(&rs->list);
+	t = &rs->t;
 
-	r = parse_log(rs, &as, &log_type, &log_argc, &log_argv, &ti->error);
+	r = r45_table_parse(t, argc, argv, ti->len, &ti->error);
 	if (r)
 		goto bad;
-	word = dm_shift_arg(&as);
-	type = word ? r45_type_from_name(word) : -1;
-	if (type < 0) {
-		ti->error = "Invalid RAID type";
-		r = -EINVAL;
-		goto bad;
-	}
-	if (type == R45_RAID4) {
-		word = dm_shift_arg(&as);
-		if (!word || kstrtoint(word, 10, &parity) || parity < -1 ||
-		    parity >= R45_MAX_DISKS) {
-			ti->error = "Invalid RAID4 parity device";
-			r = -EINVAL;
-			goto bad;
-		}
-	}
-	r = parse_raid_params(rs, &as, &chunk, &ti->error);
+	r = get_devices(rs, &ti->error);
 	if (r)
 		goto bad;
-	if (as.argc && !strcmp(as.argv[0], "locking")) {
-		dm_consume_args(&as, 1);
-		word = dm_shift_arg(&as);
-		if (!word || strcmp(word, "none")) {
-			ti->error = word && !strcmp(word, "cluster") ?
-				"Cluster locking is not supported" :
-				"Invalid locking type (only none)";
-			r = -EINVAL;
-			goto bad;
-		}
-	}
-	r = parse_devices(rs, &as, type, &ti->error);
-	if (r)
-		goto bad;
-	if (type == R45_RAID4) {
-		if (parity == -1)
-			parity = rs->nr_devs - 1;
-		if (parity >= (int)rs->nr_devs) {
-			ti->error = "RAID4 parity device index out of range";
-			r = -EINVAL;
-			goto bad;
-		}
-	}
-
-	/* geometry: len splits evenly over data members, in whole chunks */
-	r = -EINVAL;
-	per_dev = div_u64_rem(ti->len, rs->nr_devs - r45_type_parity_disks(type),
-			      &rem);
-	if (rem) {
-		ti->error = "Target length not divisible by number of data devices";
-		goto bad;
-	}
-	if (!per_dev || per_dev & (chunk - 1)) {
-		ti->error = "Device length not divisible by chunk size";
-		goto bad;
-	}
-	if (r45_geom_init(&rs->geom, type, rs->nr_devs, chunk, parity, per_dev)) {
-		ti->error = "Invalid RAID geometry";
-		goto bad;
-	}
-	for (i = 0; i < rs->nr_devs; i++)
-		if (rs->offsets[i] + per_dev > bdev_nr_sectors(rs->devs[i]->bdev)) {
-			ti->error = "Device too small for target length and offset";
-			goto bad;
-		}
-
-	r = create_log(rs, log_type, log_argc, log_argv, &ti->error);
+	r = create_log(rs, &ti->error);
 	if (r)
 		goto bad;
 
-	rs->array = r45_array_create(&rs->geom, rs->stripes, raid45_event, rs);
+	rs->array = r45_array_create(&t->geom, t->stripes, raid45_event, rs);
 	if (!rs->array) {
 		ti->error = "Cannot allocate RAID array";
 		r = -ENOMEM;
 		goto bad;
 	}
-	for (i = 0; i < rs->nr_devs; i++)
+	for (i = 0; i < t->nr_devs; i++)
 		r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
-				     rs->offsets[i]);
-	rs->array->bandwidth = rs->bandwidth;
-	rs->array->recovery_stripes = rs->recovery_stripes;
-	r = r45_sync_init(rs->array, rs->log, rs->region_size,
-			  dm_sector_div_up(ti->len, rs->region_size),
-			  rs->dev_to_init);
+				     t->offsets[i]);
+	rs->array->bandwidth = t->bandwidth;
+	rs->array->recovery_stripes = t->recovery_stripes;
+	r = r45_sync_init(rs->array, rs->log, t->region_size,
+			  dm_sector_div_up(ti->len, t->region_size),
+			  t->dev_to_init);
 	if (r) {
 		ti->error = "Cannot start the sync driver";
 		goto bad;
@@ -437,7 +167,8 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	rs->log_owned = true;
 
 	/* a bio never crosses a chunk (remapped reads) or a region */
-	r = dm_set_target_max_io_len(ti, min(chunk, rs->region_size));
+	r = dm_set_target_max_io_len(ti, min(t->geom.chunk_sectors,
+					     t->region_size));
 	if (r)
 		goto bad;
 	ti->num_flush_bios = 1;
@@ -512,15 +243,15 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		DMEMIT("%u", rs->nr_devs);
-		for (i = 0; i < rs->nr_devs; i++)
+		DMEMIT("%u", rs->t.nr_devs);
+		for (i = 0; i < rs->t.nr_devs; i++)
 			DMEMIT(" %s", rs->devs[i]->name);
 		DMEMIT(" 1 ");
-		for (i = 0; i < rs->nr_devs; i++) {
+		for (i = 0; i < rs->t.nr_devs; i++) {
 			bool init = (int)i == READ_ONCE(a->recover_member);
 
 			DMEMIT("%c", r45_array_member_failed(a, i) ? 'D' : 'A');
-			if ((int)i == rs->geom.raid4_parity)
+			if ((int)i == rs->t.geom.raid4_parity)
 				DMEMIT("p");
 			if (init)
 				DMEMIT("i");
@@ -528,7 +259,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %llu/%llu ",
 		       (unsigned long long)rs->log->type->get_sync_count(rs->log),
 		       (unsigned long long)dm_sector_div_up(ti->len,
-							    rs->region_size));
+							    rs->t.region_size));
 		sz += rs->log->type->status(rs->log, type, result + sz,
 					    maxlen - sz);
 		/* [ext] after the spec's words: sync action, mismatches */
@@ -551,17 +282,17 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 					    maxlen - sz);
 		if (sz && result[sz - 1] == ' ')
 			result[--sz] = '\0';
-		DMEMIT(" %s", r45_type_name(rs->geom.type));
-		if (rs->geom.type == R45_RAID4)
-			DMEMIT(" %d", rs->geom.raid4_parity);
+		DMEMIT(" %s", r45_type_name(rs->t.geom.type));
+		if (rs->t.geom.type == R45_RAID4)
+			DMEMIT(" %d", rs->t.geom.raid4_parity);
 		DMEMIT(" 7 %u %u %u %u %u %s %u %u %d",
-		       rs->geom.chunk_sectors, a->max_stripes, rs->io_size,
-		       rs->recover_io_size, a->bandwidth,
-		       sync_word(rs->recovery_sync), rs->recovery_stripes,
-		       rs->nr_devs, rs->dev_to_init);
-		for (i = 0; i < rs->nr_devs; i++)
+		       rs->t.geom.chunk_sectors, a->max_stripes, rs->t.io_size,
+		       rs->t.recover_io_size, a->bandwidth,
+		       sync_word(rs->t.recovery_sync), rs->t.recovery_stripes,
+		       rs->t.nr_devs, rs->t.dev_to_init);
+		for (i = 0; i < rs->t.nr_devs; i++)
 			DMEMIT(" %s %llu", rs->devs[i]->name,
-			       (unsigned long long)rs->offsets[i]);
+			       (unsigned long long)rs->t.offsets[i]);
 		break;
 	default:
 		result[0] = '\0';
@@ -710,10 +441,10 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 static void raid45_io_hints(struct dm_target *ti, struct queue_limits *limits)
 {
 	struct raid45 *rs = ti->private;
-	unsigned int chunk_bytes = rs->geom.chunk_sectors << SECTOR_SHIFT;
+	unsigned int chunk_bytes = rs->t.geom.chunk_sectors << SECTOR_SHIFT;
 
 	limits->io_min = chunk_bytes;
-	limits->io_opt = chunk_bytes * rs->geom.data_disks;
+	limits->io_opt = chunk_bytes * rs->t.geom.data_disks;
 }
 
 static int raid45_iterate_devices(struct dm_target *ti,
@@ -723,8 +454,8 @@ static int raid45_iterate_devices(struct dm_target *ti,
 	unsigned int i;
 	int r = 0;
 
-	for (i = 0; !r && i < rs->nr_devs; i++)
-		r = fn(ti, rs->devs[i], rs->offsets[i], rs->geom.dev_sectors,
+	for (i = 0; !r && i < rs->t.nr_devs; i++)
+		r = fn(ti, rs->devs[i], rs->t.offsets[i], rs->t.geom.dev_sectors,
 		       data);
 	return r;
 }
@@ -761,7 +492,7 @@ static struct raid45 *find_predecessor(struct raid45 *rs)
 		if (o != rs && o->resumed &&
 		    dm_table_get_md(o->ti->table) == md &&
 		    o->ti->begin == rs->ti->begin && o->ti->len == rs->ti->len &&
-		    !memcmp(&o->geom, &rs->geom, sizeof(rs->geom)))
+		    !memcmp(&o->t.geom, &rs->t.geom, sizeof(rs->t.geom)))
 			return o;
 	return NULL;
 }
@@ -774,16 +505,16 @@ static struct raid45 *find_predecessor(struct raid45 *rs)
  */
 static void take_over(struct raid45 *rs, struct raid45 *old)
 {
-	bool same = rs->dev_to_init == old->dev_to_init;
+	bool same = rs->t.dev_to_init == old->t.dev_to_init;
 	unsigned int i;
 
-	for (i = 0; i < rs->nr_devs; i++) {
+	for (i = 0; i < rs->t.nr_devs; i++) {
 		if (rs->devs[i]->bdev != old->devs[i]->bdev ||
-		    rs->offsets[i] != old->offsets[i]) {
+		    rs->t.offsets[i] != old->t.offsets[i]) {
 			same = false;
 			continue;
 		}
-		if ((int)i != rs->dev_to_init &&
+		if ((int)i != rs->t.dev_to_init &&
 		    r45_array_member_failed(old->array, i))
 			r45_array_fail_member(rs->array, i);
 	}

@@ -24,9 +24,6 @@ struct task_struct;
 
 #define R45_STRIPE_SECTORS	8	/* one page per member per stripe */
 #define R45_STRIPE_BYTES	(R45_STRIPE_SECTORS << SECTOR_SHIFT)
-#define R45_MIN_STRIPES		8
-#define R45_MAX_STRIPES		16384
-#define R45_DEFAULT_STRIPES	256
 
 struct r45_member {
 	struct block_device *bdev;

@@ -22,4 +22,9 @@ static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 }
 #endif
 
+/* stripe cache sizes: the table's #stripes and the stripe_cache message */
+#define R45_MIN_STRIPES		8
+#define R45_MAX_STRIPES		16384
+#define R45_DEFAULT_STRIPES	256
+
 #endif

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of dm-raid456-table.c, the table line parser, built against
+ * userspace stand-ins of the kernel's dm_arg and kstrto helpers
+ * (tests/unit/shim): every form of the interface spec, the defaults of
+ * "-1", every refusal with its message, and a fuzz loop of mutated lines
+ * (run under AddressSanitizer and UBSan) checking what is accepted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "r45_table.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		printf("  check failed (line %d): ", __LINE__); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		failures++; \
+	} \
+} while (0)
+
+#define MAXW 96
+
+struct line {
+	char buf[2048];
+	char *argv[MAXW];
+	unsigned int argc;
+};
+
+/* Split the words after "raid45" into a mutable argv. */
+static void split(struct line *l, const char *args)
+{
+	char *p;
+
+	snprintf(l->buf, sizeof(l->buf), "%s", args);
+	l->argc = 0;
+	for (p = strtok(l->buf, " "); p && l->argc < MAXW; p = strtok(NULL, " "))
+		l->argv[l->argc++] = p;
+}
+
+static int parse(const char *args, sector_t len, struct r45_table *t,
+		 char **error)
+{
+	static struct line l;
+
+	*error = NULL;
+	split(&l, args);
+	return r45_table_parse(t, l.argc, l.argv, len, error);
+}
+
+#define D4 "/dev/a 0 /dev/b 0 /dev/c 0 /dev/d 0"
+
+static void test_valid(void)
+{
+	static const char *const layouts[] = {
+		"raid5_la", "raid5_ra", "raid5_ls", "raid5_rs",
+	};
+	struct r45_table t;
+	char *err, args[512];
+	unsigned int i;
+
+	/* dmraid's lines: each RAID5 layout, sync/nosync, a rebuild index */
+	for (i = 0; i < 4; i++) {
+		snprintf(args, sizeof(args),
+			 "core 2 64 %s %s 1 128 3 %d /dev/sda 0 /dev/sdb 34 /dev/sdc 2048",
+			 i & 1 ? "sync" : "nosync", layouts[i], i == 2 ? 1 : -1);
+		CHECK(!parse(args, 2 * 8192, &t, &err), "%s: %s", args, err);
+		CHECK((int)t.geom.type == R45_RAID5_LA + (int)i, "type of %s", args);
+		CHECK(t.region_size == 64 && t.log_sync == (int)(i & 1),
+		      "log of %s", args);
+		CHECK(t.geom.chunk_sectors == 128 && t.nr_devs == 3 &&
+		      t.geom.dev_sectors == 8192, "geometry of %s", args);
+		CHECK(t.dev_to_init == (i == 2 ? 1 : -1), "dev_to_init of %s", args);
+		CHECK(t.offsets[1] == 34 && t.offsets[2] == 2048 &&
+		      !strcmp(t.paths[2], "/dev/sdc"), "devices of %s", args);
+		/* defaults of what dmraid leaves out */
+		CHECK(t.stripes == R45_DEFAULT_STRIPES && t.io_size == 8 &&
+		      t.recover_io_size == 64 && t.bandwidth == 10 &&
+		      t.recovery_sync == R45_SYNC_DEFAULT &&
+		      t.recovery_stripes == 16, "defaults of %s", args);
+	}
+	/* region sizes dmraid uses, 64..65536 */
+	for (i = 64; i <= 65536; i *= 2) {
+		snprintf(args, sizeof(args),
+			 "core 2 %u nosync raid5_ls 1 64 4 -1 " D4, i);
+		CHECK(!parse(args, 3 * 65536, &t, &err) && t.region_size == i,
+		      "%s: %s", args, err);
+		CHECK(t.recover_io_size == (i < 256 ? i : 256),
+		      "recover_io_size default for region %u", i);
+	}
+
+	/* all seven raid parameters, then all seven as -1 */
+	CHECK(!parse("core 1 1024 raid5_rs 7 256 512 32 512 40 nosync 8 locking none 4 -1 " D4,
+		     3 * 4096, &t, &err), "seven params: %s", err);
+	CHECK(t.log_sync == R45_SYNC_DEFAULT && t.geom.chunk_sectors == 256 &&
+	      t.stripes == 512 && t.io_size == 32 && t.recover_io_size == 512 &&
+	      t.bandwidth == 40 && t.recovery_sync == R45_NOSYNC &&
+	      t.recovery_stripes == 8, "seven params values");
+	CHECK(!parse("core 2 128 sync raid5_ls 7 -1 -1 -1 -1 -1 -1 -1 4 -1 " D4,
+		     3 * 64, &t, &err), "seven -1: %s", err);
+	CHECK(t.geom.chunk_sectors == 64 && t.stripes == R45_DEFAULT_STRIPES &&
+	      t.io_size == 8 && t.recover_io_size == 128 && t.bandwidth == 10 &&
+	      t.recovery_sync == R45_SYNC_DEFAULT && t.recovery_stripes == 16,
+	      "seven -1 defaults");
+	CHECK(!parse("core 2 128 sync raid5_ls 0 4 -1 " D4, 3 * 64, &t, &err) &&
+	      t.geom.chunk_sectors == 64, "no raid params: %s", err);
+
+	/* raid4: parity device -1 (last) and an index */
+	CHECK(!parse("core 2 64 nosync raid4 -1 1 64 4 -1 " D4, 3 * 64, &t, &err) &&
+	      t.geom.raid4_parity == 3, "raid4 -1: %s", err);
+	CHECK(!parse("core 2 64 nosync raid4 0 1 64 4 -1 " D4, 3 * 64, &t, &err) &&
+	      t.geom.raid4_parity == 0, "raid4 0: %s", err);
+
+	/* disk log, with and without its sync word */
+	CHECK(!parse("disk 2 /dev/log 256 raid5_la 1 64 4 -1 " D4, 3 * 64, &t, &err) &&
+	      t.disk_log && t.region_size == 256 && t.log_argc == 2 &&
+	      !strcmp(t.log_argv[0], "/dev/log") && !strcmp(t.log_type, "disk"),
+	      "disk 2: %s", err);
+	CHECK(!parse("disk 3 /dev/log 256 nosync raid5_la 1 64 4 -1 " D4, 3 * 64, &t, &err) &&
+	      t.log_sync == R45_NOSYNC && t.log_argc == 3, "disk 3: %s", err);
+
+	/* RAID6 [ext] */
+	CHECK(!parse("core 2 64 nosync raid6_nc 1 64 4 -1 " D4, 2 * 64, &t, &err) &&
+	      t.geom.parity_disks == 2 && t.geom.data_disks == 2, "raid6: %s", err);
+}
+
+static void test_invalid(void)
+{
+	static const struct {
+		const char *args;
+		sector_t len;
+		const char *msg;
+	} bad[] = {
+		{ "", 192, "Missing log type" },
+		{ "mirror 2 1024 nosync raid5_ls 1 64 4 -1 " D4, 192, "Invalid log type" },
+		{ "core 3 1024 nosync raid5_ls 1 64 4 -1 " D4, 192, "Invalid number of core log parameters" },
+		{ "core 0 raid5_ls 1 64 4 -1 " D4, 192, "Invalid number of core log parameters" },
+		{ "disk 1 /dev/log raid5_ls 1 64 4 -1 " D4, 192, "Invalid number of disk log parameters" },
+		{ "core 2 1024", 192, "Too few log parameters" },
+		{ "core 2 1000 nosync raid5_ls 1 64 4 -1 " D4, 192, "Invalid region size" },
+		{ "core 2 4 nosync raid5_ls 1 64 4 -1 " D4, 192, "Invalid region size" },
+		{ "core 2 -64 nosync raid5_ls 1 64 4 -1 " D4, 192, "Invalid region size" },
+		{ "core 2 1024 maybe raid5_ls 1 64 4 -1 " D4, 192, "Invalid log sync argument" },
+		{ "core 2 1024 nosync raid5_xx 1 64 4 -1 " D4, 192, "Invalid RAID type" },
+		{ "core 2 1024 nosync", 192, "Invalid RAID type" },
+		{ "core 2 1024 nosync raid4 x 1 64 4 -1 " D4, 192, "Invalid RAID4 parity device" },
+		{ "core 2 1024 nosync raid4 -2 1 64 4 -1 " D4, 192, "Invalid RAID4 parity device" },
+		{ "core 2 1024 nosync raid4 4 1 64 4 -1 " D4, 192, "RAID4 parity device index out of range" },
+		{ "core 2 1024 nosync raid5_ls 8 64 4 -1 " D4, 192, "Invalid number of raid parameters" },
+		{ "core 2 1024 nosync raid5_ls 7 64", 192, "Too few raid parameters" },
+		{ "core 2 1024 nosync raid5_ls 1 48 4 -1 " D4, 192, "Invalid chunk size" },
+		{ "core 2 1024 nosync raid5_ls 1 32768 4 -1 " D4, 192, "Invalid chunk size" },
+		{ "core 2 1024 nosync raid5_ls 1 4 4 -1 " D4, 192, "Invalid chunk size" },
+		{ "core 2 1024 nosync raid5_ls 2 64 4 4 -1 " D4, 192, "Invalid number of stripes" },
+		{ "core 2 1024 nosync raid5_ls 2 64 16385 4 -1 " D4, 192, "Invalid number of stripes" },
+		{ "core 2 1024 nosync raid5_ls 3 64 -1 128 4 -1 " D4, 192, "Invalid io size" },
+		{ "core 2 1024 nosync raid5_ls 3 64 -1 24 4 -1 " D4, 192, "Invalid io size" },
+		{ "core 2 256 nosync raid5_ls 4 64 -1 -1 512 4 -1 " D4, 192, "Invalid recovery io size" },
+		{ "core 2 256 nosync raid5_ls 4 64 -1 -1 96 4 -1 " D4, 192, "Invalid recovery io size" },
+		{ "core 2 1024 nosync raid5_ls 5 64 -1 -1 -1 101 4 -1 " D4, 192, "Invalid recovery bandwidth" },
+		{ "core 2 1024 nosync raid5_ls 5 64 -1 -1 -1 0 4 -1 " D4, 192, "Invalid recovery bandwidth" },
+		{ "core 2 1024 nosync raid5_ls 6 64 -1 -1 -1 -1 maybe 4 -1 " D4, 192, "Invalid recovery switch" },
+		{ "core 2 1024 nosync raid5_ls 7 64 -1 -1 -1 -1 -1 65 4 -1 " D4, 192, "Invalid number of recovery stripes" },
+		{ "core 2 1024 nosync raid5_ls 7 64 -1 -1 -1 -1 -1 0 4 -1 " D4, 192, "Invalid number of recovery stripes" },
+		{ "core 2 1024 nosync raid5_ls 1 64 locking cluster 4 -1 " D4, 192, "Cluster locking is not supported" },
+		{ "core 2 1024 nosync raid5_ls 1 64 locking dlm 4 -1 " D4, 192, "Invalid locking type" },
+		{ "core 2 1024 nosync raid5_ls 1 64 locking", 192, "Invalid locking type" },
+		{ "core 2 1024 nosync raid5_ls 1 64 2 -1 /dev/a 0 /dev/b 0", 192, "Invalid number of raid devices (RAID4/5" },
+		{ "core 2 1024 nosync raid5_ls 1 64 33 -1 " D4, 192, "Invalid number of raid devices (RAID4/5" },
+		{ "core 2 1024 nosync raid6_nc 1 64 3 -1 /dev/a 0 /dev/b 0 /dev/c 0", 192, "Invalid number of raid devices (RAID6" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 4 " D4, 192, "Invalid device to initialize" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -2 " D4, 192, "Invalid device to initialize" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4", 192, "Invalid device to initialize" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/a 0 /dev/b 0 /dev/c 0", 192, "Number of device/offset arguments" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 " D4 " /dev/e 0", 192, "Number of device/offset arguments" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/a x /dev/b 0 /dev/c 0 /dev/d 0", 192, "Invalid device offset" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/a -8 /dev/b 0 /dev/c 0 /dev/d 0", 192, "Invalid device offset" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/a 18446744073709551615 /dev/b 0 /dev/c 0 /dev/d 0", 192, "Invalid device offset" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 " D4, 193, "not divisible by number of data devices" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 " D4, 198, "not divisible by chunk size" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 " D4, 0, "not divisible by chunk size" },
+	};
+	struct r45_table t;
+	unsigned int i;
+	char *err;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = parse(bad[i].args, bad[i].len, &t, &err);
+
+		CHECK(r == -EINVAL, "accepted: %s", bad[i].args);
+		CHECK(r != -EINVAL || (err && strstr(err, bad[i].msg)),
+		      "'%s' gave '%s', expected '%s'", bad[i].args,
+		      err ? err : "(none)", bad[i].msg);
+	}
+}
+
+/* What an accepted line must satisfy, whatever it was. */
+static void check_accepted(const struct r45_table *t, sector_t len,
+			   const char *what)
+{
+	const struct r45_geom *g = &t->geom;
+	unsigned int i;
+
+	CHECK(t->nr_devs >= g->parity_disks + 2 && t->nr_devs <= R45_MAX_DISKS &&
+	      g->raid_disks == t->nr_devs, "member count: %s", what);
+	CHECK(g->dev_sectors * g->data_disks == len && g->dev_sectors &&
+	      !(g->dev_sectors & (g->chunk_sectors - 1)), "geometry: %s", what);
+	CHECK(g->chunk_sectors >= 8 && g->chunk_sectors <= 16384 &&
+	      !(g->chunk_sectors & (g->chunk_sectors - 1)), "chunk: %s", what);
+	CHECK(t->region_size >= 8 && !(t->region_size & (t->region_size - 1)),
+	      "region: %s", what);
+	CHECK(t->stripes >= R45_MIN_STRIPES && t->stripes <= R45_MAX_STRIPES &&
+	      t->io_size >= 8 && t->io_size <= g->chunk_sectors &&
+	      t->recover_io_size >= 8 && t->recover_io_size <= t->region_size &&
+	      t->bandwidth >= 1 && t->bandwidth <= 100 &&
+	      t->recovery_stripes >= 1 && t->recovery_stripes <= 64,
+	      "raid params: %s", what);
+	CHECK(t->dev_to_init >= -1 && t->dev_to_init < (int)t->nr_devs,
+	      "dev_to_init: %s", what);
+	CHECK(g->type != R45_RAID4 ||
+	      (g->raid4_parity >= 0 && g->raid4_parity < (int)t->nr_devs),
+	      "raid4 parity: %s", what);
+	for (i = 0; i < t->nr_devs; i++)
+		CHECK(t->paths[i] && t->offsets[i] <= (sector_t)-1 / 2,
+		      "device %u: %s", i, what);
+}
+
+/* Mutated valid lines: words dropped, doubled, swapped or replaced. */
+static void test_fuzz(unsigned int rounds)
+{
+	static const char *const bases[] = {
+		"core 2 64 nosync raid5_ls 1 64 4 -1 " D4,
+		"core 1 1024 raid4 -1 7 64 16 8 64 20 nosync 4 4 -1 " D4,
+		"core 2 256 sync raid5_ra 2 64 32 locking none 4 1 " D4,
+		"disk 3 /dev/l 512 sync raid6_nr 3 128 -1 64 4 3 " D4,
+	};
+	static const char *const junk[] = {
+		"-1", "-2", "0", "1", "3", "4294967296", "18446744073709551616",
+		"99999999999999999999", "abc", "sync", "nosync", "none",
+		"cluster", "raid4", "core", "disk", "7", "65536", "16384",
+		"0x10", "1e3", "-", "+8", "8\n", "locking",
+	};
+	unsigned int i, accepted = 0;
+	unsigned int seed = 4545;
+
+	for (i = 0; i < rounds; i++) {
+		const char *base = bases[rand_r(&seed) % 4];
+		sector_t len = (sector_t)(1 + rand_r(&seed) % 4) * 3 * 512;
+		const char *w[MAXW];
+		unsigned int n = 0, m, k, j;
+		struct line src;
+		char args[2048], *err;
+		struct r45_table t;
+		size_t off = 0;
+
+		split(&src, base);
+		for (n = 0; n < src.argc; n++)
+			w[n] = src.argv[n];
+		for (m = 1 + rand_r(&seed) % 3; m && n; m--) {
+			k = rand_r(&seed) % n;
+			switch (rand_r(&seed) % 4) {
+			case 0:	/* drop */
+				memmove(&w[k], &w[k + 1], (n - k - 1) * sizeof(*w));
+				n--;
+				break;
+			case 1:	/* double */
+				if (n < MAXW - 1) {
+					memmove(&w[k + 1], &w[k], (n - k) * sizeof(*w));
+					n++;
+				}
+				break;
+			case 2: { /* swap */
+				const char *x = w[k];
+
+				j = rand_r(&seed) % n;
+				w[k] = w[j];
+				w[j] = x;
+				break;
+			}
+			default:
+				w[k] = junk[rand_r(&seed) % (sizeof(junk) / sizeof(*junk))];
+			}
+		}
+		for (j = 0; j < n; j++)
+			off += snprintf(args + off, sizeof(args) - off, "%s%s",
+					j ? " " : "", w[j]);
+		if (!parse(args, len, &t, &err)) {
+			accepted++;
+			check_accepted(&t, len, args);
+		} else {
+			CHECK(err && *err, "refused without a message: %s", args);
+		}
+	}
+	printf("  fuzz: %u lines, %u accepted\n", rounds, accepted);
+	CHECK(accepted && accepted < rounds / 2, "mutations accepted %u of %u",
+	      accepted, rounds);
+}
+
+int main(void)
+{
+	test_valid();
+	test_invalid();
+	test_fuzz(200000);
+	if (failures)
+		printf("FAIL unit-table-parser (%d checks failed)\n", failures);
+	else
+		printf("PASS unit-table-parser\n");
+	return failures != 0;
+}
