@@ -166,9 +166,12 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	rs->log_owned = true;
 
-	/* a bio never crosses a chunk (remapped reads) or a region */
-	r = dm_set_target_max_io_len(ti, min(t->geom.chunk_sectors,
-					     t->region_size));
+	/*
+	 * A bio never crosses a region (its write is counted in one); map
+	 * cuts reads at chunk ends.  Writes stay whole: one region count
+	 * and one pass through the plugger for up to a region of data.
+	 */
+	r = dm_set_target_max_io_len(ti, t->region_size);
 	if (r)
 		goto bad;
 	ti->num_flush_bios = 1;
@@ -202,6 +205,14 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 	if (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE)
 		return DM_MAPIO_KILL;
 	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	if (bio_op(bio) == REQ_OP_READ) {
+		/* reads go by chunk: each may go straight to its member */
+		unsigned int chunk = rs->t.geom.chunk_sectors;
+		unsigned int left = chunk - (bio->bi_iter.bi_sector & (chunk - 1));
+
+		if (bio_sectors(bio) > left)
+			dm_accept_partial_bio(bio, left);
+	}
 	io->iter = bio->bi_iter;
 	if (r45_array_submit(rs->array, bio, io) == R45_REMAPPED)
 		return DM_MAPIO_REMAPPED;

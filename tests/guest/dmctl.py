@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Device-mapper ioctls from one process, for loops of thousands of
+commands (one dmsetup exec costs tens of milliseconds in a TCG guest).
+
+Reads commands from stdin, one per line, and prints one result line per
+command: "ok" or "err <errno-name>".
+
+    create NAME START LEN TARGET PARAMS...   device + table + resume;
+                                             on error the device is removed
+    load NAME START LEN TARGET PARAMS...     inactive table
+    suspend NAME | suspend-noflush NAME | resume NAME | remove NAME
+    message NAME SECTOR WORDS...
+    exists NAME                              "ok" if the device exists
+    sleep SECONDS
+"""
+import errno
+import fcntl
+import os
+import struct
+import sys
+import time
+
+DM_IOCTL = 0xFD
+HDR = struct.Struct("=3I I I I i I I I Q 128s 129s 7s")  # struct dm_ioctl
+SPEC = struct.Struct("=Q Q i I 16s")  # struct dm_target_spec
+CMD = {"remove": 4, "suspend": 6, "status": 7, "load": 9, "message": 14,
+       "create": 3}
+SUSPEND_FLAG = 1 << 1
+NOFLUSH_FLAG = 1 << 11
+
+
+def ioc(nr):
+    return (3 << 30) | (HDR.size << 16) | (DM_IOCTL << 8) | nr
+
+
+def call(ctl, cmd, name, flags=0, payload=b"", targets=0):
+    size = HDR.size + len(payload) + 16384  # room for replies
+    hdr = HDR.pack(4, 0, 0, size, HDR.size, targets, 0, flags, 0, 0, 0,
+                   name.encode(), b"", b"")
+    buf = bytearray(hdr + payload + bytes(size - HDR.size - len(payload)))
+    fcntl.ioctl(ctl, ioc(CMD[cmd]), buf)
+
+
+def table_payload(words):
+    start, length, target = int(words[0]), int(words[1]), words[2]
+    params = " ".join(words[3:]).encode() + b"\0"
+    params += bytes(-(SPEC.size + len(params)) % 8)
+    return SPEC.pack(start, length, 0, 0, target.encode()) + params
+
+
+def run(ctl, words):
+    op, name, rest = words[0], words[1], words[2:]
+    if op == "sleep":
+        time.sleep(float(name))
+    elif op == "create":
+        call(ctl, "create", name)
+        try:
+            call(ctl, "load", name, payload=table_payload(rest), targets=1)
+            call(ctl, "suspend", name)
+        except OSError:
+            call(ctl, "remove", name)
+            raise
+    elif op == "load":
+        call(ctl, "load", name, payload=table_payload(rest), targets=1)
+    elif op == "suspend":
+        call(ctl, "suspend", name, SUSPEND_FLAG)
+    elif op == "suspend-noflush":
+        call(ctl, "suspend", name, SUSPEND_FLAG | NOFLUSH_FLAG)
+    elif op == "resume":
+        call(ctl, "suspend", name)
+    elif op == "remove":
+        call(ctl, "remove", name)
+    elif op == "message":
+        msg = struct.pack("=Q", int(rest[0])) + " ".join(rest[1:]).encode()
+        call(ctl, "message", name, payload=msg + b"\0")
+    elif op == "exists":
+        call(ctl, "status", name)
+    else:
+        raise OSError(errno.EINVAL, "unknown command " + op)
+
+
+def main():
+    ctl = os.open("/dev/mapper/control", os.O_RDWR)
+    for line in sys.stdin:
+        words = line.split()
+        if len(words) < 2:
+            continue
+        try:
+            run(ctl, words)
+            print("ok", flush=True)
+        except (OSError, ValueError, IndexError, struct.error) as e:
+            code = getattr(e, "errno", None)
+            print("err", errno.errorcode.get(code, "EINVAL"), flush=True)
+
+
+if __name__ == "__main__":
+    main()
