@@ -64,6 +64,8 @@ struct r45_bio_info {
 struct r45_lane {
 	spinlock_t lock;
 	struct list_head ready;		/* stripes waiting to be handled */
+	bool active;			/* work queued or running: it will
+					 * look at ready before it ends */
 	struct work_struct work;
 };
 

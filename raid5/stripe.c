@@ -193,18 +193,28 @@ static void put_stripe(struct r45_stripe *sh)
 	wake_up(&a->wait_stripe);
 }
 
+/*
+ * Put a stripe on its lane's ready list.  The lane's work is queued only
+ * if it is not already active: a running lane empties its list before it
+ * ends, which spares a worker wakeup for every member I/O that completes
+ * while the lane runs (ramdisks complete inline, in the lane itself).
+ */
 static void queue_stripe(struct r45_stripe *sh)
 {
 	struct r45_lane *lane = sh->lane;
 	unsigned long flags;
+	bool kick;
 
 	if (test_and_set_bit(R45_STRIPE_QUEUED, &sh->state))
 		return;
 	atomic_inc(&sh->count);
 	spin_lock_irqsave(&lane->lock, flags);
 	list_add_tail(&sh->ready, &lane->ready);
+	kick = !lane->active;
+	lane->active = true;
 	spin_unlock_irqrestore(&lane->lock, flags);
-	queue_work(sh->a->wq, &lane->work);
+	if (kick)
+		queue_work(sh->a->wq, &lane->work);
 }
 
 /* Park a stripe with partial writes until an unplug, timer or more data. */
@@ -725,6 +735,8 @@ static void lane_work(struct work_struct *work)
 	for (;;) {
 		spin_lock_irq(&lane->lock);
 		list_splice_init(&lane->ready, &batch);
+		if (list_empty(&batch))
+			lane->active = false;	/* the next stripe kicks us */
 		spin_unlock_irq(&lane->lock);
 		if (list_empty(&batch))
 			break;
@@ -854,7 +866,13 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes)
 	a->piece_pool = mempool_create_slab_pool(256, r45_piece_cache);
 	if (!a->piece_pool)
 		goto fail;
-	a->nr_lanes = clamp(num_online_cpus(), 2U, 32U);
+	/*
+	 * One CPU is left to the submitters: on 2 CPUs a second lane made
+	 * sequential writes faster (581 against 431 MB/s) but random 4 KiB
+	 * writes slower (105 against 137 MB/s; md: 380 and 112), its
+	 * workers waking for every few stripes.
+	 */
+	a->nr_lanes = clamp(num_online_cpus() - 1, 1U, 32U);
 	a->lanes = kcalloc(a->nr_lanes, sizeof(*a->lanes), GFP_KERNEL);
 	if (!a->lanes)
 		goto fail;
