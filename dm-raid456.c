@@ -9,7 +9,6 @@
 #include <linux/module.h>
 #include <linux/device-mapper.h>
 #include <linux/dm-dirty-log.h>
-#include <linux/log2.h>
 #include <linux/slab.h>
 #include "r45_array.h"
 #include "r45_table.h"
