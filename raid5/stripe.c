@@ -733,12 +733,15 @@ static void lane_work(struct work_struct *work)
 	LIST_HEAD(batch);
 
 	for (;;) {
+		bool idle;
+
 		spin_lock_irq(&lane->lock);
 		list_splice_init(&lane->ready, &batch);
-		if (list_empty(&batch))
+		idle = list_empty(&batch);
+		if (idle)
 			lane->active = false;	/* the next stripe kicks us */
 		spin_unlock_irq(&lane->lock);
-		if (list_empty(&batch))
+		if (idle)
 			break;
 		blk_start_plug(&plug);
 		list_for_each_entry_safe(sh, tmp, &batch, ready) {
