@@ -177,6 +177,7 @@ const char *r45_sync_action_name(struct r45_array *a);
 bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
+bool r45_sync_row_in_sync(struct r45_array *a, u64 row);
 
 /* md-compat/plug.c */
 void r45_plug_init(struct r45_array *a);

@@ -182,6 +182,30 @@ bool r45_sync_write_begin(struct r45_array *a, struct bio *bio)
 	return go;
 }
 
+/*
+ * Is stripe row @row consistent: parity matches data on every stripe of
+ * it and, during a rebuild, the member being rebuilt holds its blocks?
+ * True only when every region overlapping the row is in sync in the log
+ * (a row can be shared by two regions; a write counted in either leaves
+ * it dirty).  Any context: the log's in_sync with can_block = 0 only
+ * tests its in-memory sync bits.
+ */
+bool r45_sync_row_in_sync(struct r45_array *a, u64 row)
+{
+	u64 row_sectors = (u64)a->geom.chunk_sectors * a->geom.data_disks;
+	u64 first = row * row_sectors, last = first + row_sectors - 1;
+	region_t r, rlast;
+
+	if (!a->log)
+		return true;
+	r = div64_u64(first, a->region_size);
+	rlast = min_t(u64, div64_u64(last, a->region_size), a->nr_regions - 1);
+	for (; r <= rlast; r++)
+		if (a->log->type->in_sync(a->log, r, 0) != 1)
+			return false;
+	return true;
+}
+
 /* ---- the thread ---- */
 
 void r45_sync_done(struct r45_array *a, bool ok)
