@@ -25,6 +25,17 @@ struct raid45 {
 	bool log_owned;			/* by the array's region hash */
 	bool statistics;
 	bool overwrite;
+
+	/*
+	 * Writes held back after a member failure until user space, told by
+	 * the event, has recorded the failure in its metadata and sends
+	 * "allow_writes" (as the original dm-raid45 did, and md does for
+	 * arrays with external metadata): otherwise a crash could leave
+	 * metadata that calls the stale member current.
+	 */
+	spinlock_t hold_lock;
+	struct bio_list held;
+	unsigned int failures_acked;	/* failed members user space knows */
 	struct r45_table t;		/* the table line, parsed */
 	struct dm_dev *devs[R45_MAX_DISKS];
 };
@@ -133,6 +144,8 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	rs->ti = ti;
 	INIT_LIST_HEAD(&rs->list);
+	spin_lock_init(&rs->hold_lock);
+	bio_list_init(&rs->held);
 	t = &rs->t;
 
 	r = r45_table_parse(t, argc, argv, ti->len, &ti->error);
@@ -173,7 +186,8 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = dm_set_target_max_io_len(ti, t->region_size);
 	if (r)
 		goto bad;
-	ti->num_flush_bios = 1;
+	/* dm core clones each flush once per member (see raid45_map) */
+	ti->num_flush_bios = t->nr_devs;
 	ti->per_io_data_size = sizeof(struct r45_bio_info);
 	ti->private = rs;
 	mutex_lock(&raid45_list_lock);
@@ -190,6 +204,52 @@ static void raid45_dtr(struct dm_target *ti)
 	raid45_free(ti->private);
 }
 
+/* Are writes held back: a member failed that user space has not acked? */
+static bool writes_held(struct raid45 *rs)
+{
+	unsigned int failed = r45_array_nr_failed(rs->array);
+
+	/* beyond redundancy writes fail at once: nothing to hold them for */
+	return failed > rs->failures_acked &&
+	       failed <= rs->t.geom.parity_disks;
+}
+
+/* Hold a write if writes are held; false if it may go on.  */
+static bool hold_write(struct raid45 *rs, struct bio *bio)
+{
+	bool held;
+
+	spin_lock_irq(&rs->hold_lock);
+	held = writes_held(rs);
+	if (held)
+		bio_list_add(&rs->held, bio);
+	spin_unlock_irq(&rs->hold_lock);
+	return held;
+}
+
+/*
+ * User space has recorded every failure so far: let the held writes go.
+ * Returns how many were held.
+ */
+static unsigned int allow_writes(struct raid45 *rs)
+{
+	struct bio_list list;
+	unsigned int n = 0;
+	struct bio *bio;
+
+	spin_lock_irq(&rs->hold_lock);
+	rs->failures_acked = r45_array_nr_failed(rs->array);
+	list = rs->held;
+	bio_list_init(&rs->held);
+	spin_unlock_irq(&rs->hold_lock);
+	while ((bio = bio_list_pop(&list))) {
+		r45_array_submit(rs->array, bio,
+				 dm_per_bio_data(bio, sizeof(struct r45_bio_info)));
+		n++;
+	}
+	return n;
+}
+
 static int raid45_map(struct dm_target *ti, struct bio *bio)
 {
 	struct raid45 *rs = ti->private;
@@ -198,8 +258,20 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 	io->member = -1;
 	io->counted = false;
 	if (bio->bi_opf & REQ_PREFLUSH) {
-		r45_array_flush(rs->array, bio);
-		return DM_MAPIO_SUBMITTED;
+		/*
+		 * An empty flush, one clone per member (num_flush_bios): the
+		 * writes it covers have completed on the members, so flushing
+		 * every live member makes them durable.  A failed member has
+		 * nothing to make durable.
+		 */
+		unsigned int idx = dm_bio_get_target_bio_nr(bio);
+
+		if (r45_array_member_failed(rs->array, idx)) {
+			bio_endio(bio);
+			return DM_MAPIO_SUBMITTED;
+		}
+		bio_set_dev(bio, rs->devs[idx]->bdev);
+		return DM_MAPIO_REMAPPED;
 	}
 	if (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE)
 		return DM_MAPIO_KILL;
@@ -213,6 +285,8 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 			dm_accept_partial_bio(bio, left);
 	}
 	io->iter = bio->bi_iter;
+	if (bio_op(bio) == REQ_OP_WRITE && hold_write(rs, bio))
+		return DM_MAPIO_SUBMITTED;
 	if (r45_array_submit(rs->array, bio, io) == R45_REMAPPED)
 		return DM_MAPIO_REMAPPED;
 	return DM_MAPIO_SUBMITTED;
@@ -272,9 +346,13 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 							    rs->t.region_size));
 		sz += rs->log->type->status(rs->log, type, result + sz,
 					    maxlen - sz);
-		/* [ext] after the spec's words: sync action, mismatches */
-		DMEMIT(" %s %lld", r45_sync_action_name(a),
-		       atomic64_read(&a->mismatches));
+		/*
+		 * [ext] after the spec's words: sync action, mismatches, and
+		 * whether writes are held after a failure (until allow_writes)
+		 */
+		DMEMIT(" %s %lld %s", r45_sync_action_name(a),
+		       atomic64_read(&a->mismatches),
+		       writes_held(rs) ? "held" : "writable");
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
@@ -404,11 +482,13 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 		return r;
 	}
 	if (word_is(argv[0], "allow_writes")) {
-		/* writes are never held back after a failure: nothing to do */
 		if (argc != 1) {
 			DMERR("allow_writes takes no arguments");
 			return -EINVAL;
 		}
+		i = allow_writes(rs);
+		if (i)
+			DMINFO("allow_writes: %u held writes released", i);
 		return 0;
 	}
 	if (word_is(argv[0], "xor")) {
@@ -470,13 +550,53 @@ static int raid45_iterate_devices(struct dm_target *ti,
 	return r;
 }
 
+/*
+ * Writes still held when the device is suspended: a noflush suspend (a
+ * table swap that keeps I/O) hands them back to dm core for the next
+ * table; any other suspend waits for all I/O, and the user space that
+ * suspends has acted on the failure: they go to the array.
+ */
+static void release_held(struct raid45 *rs)
+{
+	struct bio_list list;
+	struct bio *bio;
+	unsigned int n;
+
+	if (!dm_noflush_suspending(rs->ti)) {
+		n = allow_writes(rs);
+		if (n)
+			DMINFO("suspend: %u held writes released", n);
+		return;
+	}
+	spin_lock_irq(&rs->hold_lock);
+	list = rs->held;
+	bio_list_init(&rs->held);
+	spin_unlock_irq(&rs->hold_lock);
+	while ((bio = bio_list_pop(&list))) {
+		bio->bi_status = BLK_STS_DM_REQUEUE;
+		bio_endio(bio);
+	}
+}
+
 static void raid45_presuspend(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
+	release_held(rs);
 	r45_array_suspend(rs->array);
 	if (rs->log->type->presuspend)
 		rs->log->type->presuspend(rs->log);
+}
+
+/*
+ * The suspend was interrupted (a signal while dm waited for I/O, or the
+ * file system could not be frozen): dm undoes presuspend without a
+ * resume, so the array must run again as if resumed.
+ */
+static void raid45_presuspend_undo(struct dm_target *ti)
+{
+	/* core and disk logs have no presuspend: nothing of theirs to undo */
+	r45_array_resume(((struct raid45 *)ti->private)->array);
 }
 
 static void raid45_postsuspend(struct dm_target *ti)
@@ -547,6 +667,8 @@ static void raid45_resume(struct dm_target *ti)
 		old = find_predecessor(rs);
 		if (old)
 			take_over(rs, old);
+		/* a new table is user space acting: what it inherits is known */
+		rs->failures_acked = r45_array_nr_failed(rs->array);
 		rs->resumed = true;
 		mutex_unlock(&raid45_list_lock);
 	}
@@ -566,6 +688,7 @@ static struct target_type raid45_target = {
 	.io_hints = raid45_io_hints,
 	.iterate_devices = raid45_iterate_devices,
 	.presuspend = raid45_presuspend,
+	.presuspend_undo = raid45_presuspend_undo,
 	.postsuspend = raid45_postsuspend,
 	.resume = raid45_resume,
 };

@@ -49,7 +49,7 @@ raw_copy /dev/ram1 /tmp/ram1.before
 dmsetup create r45s --table "$(mk_table nosync raid5_ls)"
 dmsetup message r45s 0 check || die "check refused"
 wait_in_sync r45s 4 300
-mm=$(dmsetup status r45s | awk '{ print $NF }')
+mm=$(mismatches r45s)
 [ "$mm" = 1 ] || die "check found $mm mismatches, expected 1: $(dmsetup status r45s)"
 dmsetup remove r45s
 raw_copy /dev/ram1 /tmp/ram1.after
@@ -60,7 +60,7 @@ dmsetup message r45s 0 rep || die "repair refused"
 wait_in_sync r45s 4 300
 dmsetup message r45s 0 che || die "second check refused"
 wait_in_sync r45s 4 300
-mm=$(dmsetup status r45s | awk '{ print $NF }')
+mm=$(mismatches r45s)
 [ "$mm" = 0 ] || die "check after repair found $mm mismatches"
 dmsetup remove r45s
 "$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((per_dev / 64)) "${devs[@]}" >/dev/null || die "repair left bad stripes"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A member fails under a verified fio load (its wrapper swapped to
-# dm-error): no verify error, that member and only it shows D, dmsetup
-# wait returns; for raid4 and every raid5 layout and every member
+# dm-error): dmsetup wait returns, writes are held (status "held", fio
+# stalls) until allow_writes, then no verify error, that member and only
+# it shows D; for raid4 and every raid5 layout and every member
 # position.  Then a second failure makes I/O fail without ever returning
 # wrong data; then a blank replacement is rebuilt (dev_to_init) under
 # load and the array ends consistent.
@@ -47,6 +48,14 @@ for type in ${R45_DEGRADED_TYPES:-$types}; do
 		fiopid=$!
 		sleep 1
 		fail_wrapper "m$k"
+		# the failure holds writes back until user space acknowledges it
+		for i in $(seq 100); do [ -e /tmp/waited ] && break; sleep 0.1; done
+		[ -e /tmp/waited ] || die "dmsetup wait did not return ($type member $k)"
+		[ "$(ext_word r45d 3)" = held ] || die "writes not held after the failure: $(dmsetup status r45d)"
+		sleep 1
+		kill -0 $fiopid 2>/dev/null || die "fio finished while its writes were held ($type member $k)"
+		dmsetup message r45d 0 allow_writes || die "allow_writes"
+		[ "$(ext_word r45d 3)" = writable ] || die "allow_writes: $(dmsetup status r45d)"
 		wait $fiopid || { cat /tmp/fio.out; die "fio verify failed: $type member $k"; }
 		# read everything back once more: what fio wrote is intact
 		fio_load --rw=randwrite --verify_only || { cat /tmp/fio.out; die "verify_only failed: $type member $k"; }
@@ -57,8 +66,6 @@ for type in ${R45_DEGRADED_TYPES:-$types}; do
 			[ "$type" = raid4 ] && [ "$i" = $((N - 1)) ] && exp+=p
 		done
 		[ "$h" = "$exp" ] || die "health $h, expected $exp ($type member $k)"
-		for i in $(seq 50); do [ -e /tmp/waited ] && break; sleep 0.1; done
-		[ -e /tmp/waited ] || die "dmsetup wait did not return ($type member $k)"
 		[ "$(dm_events r45d)" -gt "$ev" ] || die "event counter did not move"
 		kill $waiter 2>/dev/null
 		dmsetup remove r45d || die "remove"

@@ -32,6 +32,7 @@ for a in $(seq 0 $((N - 2))); do
 		p=$((p + 1))
 		fresh_members $N 20 2
 		dmsetup create r45q --table "$(mk_table "$type" -1)" || die "create"
+		ack_failures r45q &
 		fio_load --rw=randwrite &
 		fiopid=$!
 		sleep 1

@@ -33,7 +33,7 @@ dmsetup status r45c | grep -q ' stats ' && die "statistics off: counters still s
 msg_ok overwrite on; msg_ok ove off; msg_ok over reset
 msg_ok allow_writes; msg_ok all
 msg_ok check; wait_in_sync r45c 4 120
-msg_ok frozen; dmsetup status r45c | grep -q ' frozen 0$' || die "frozen not shown"
+msg_ok frozen; [ "$(sync_action r45c)" = frozen ] || die "frozen not shown"
 msg_ok idle; msg_ok rep; wait_in_sync r45c 4 120
 msg_ok resync; wait_in_sync r45c 4 120
 msg_ok recover; wait_in_sync r45c 4 120
@@ -121,6 +121,7 @@ mf() { fio --name=multi --filename=/dev/mapper/r45m --direct=1 --ioengine=libaio
 	--rw=randwrite --bsrange=4k-256k --numjobs=4 --size=$(((l1 + l2 + l3) / 2048 / 4))m \
 	--offset_increment=$(((l1 + l2 + l3) / 2048 / 4))m --verify=crc32c --verify_fatal=1 \
 	--minimal "$@" >/tmp/fio.out 2>&1; }
+ack_failures r45m &
 mf &
 fiopid=$!
 sleep 1
@@ -195,6 +196,8 @@ dd if=/tmp/ref of=/dev/mapper/r45w bs=1M oflag=direct status=none || die "write"
 fail_wrapper w1
 dd if=/dev/mapper/r45w of=/dev/null bs=1M iflag=direct status=none || die "degraded read"
 [ "$(health r45w 4)" = ADAA ] || die "member 1 not failed: $(health r45w 4)"
+[ "$(ext_word r45w 3)" = held ] || die "writes not held after a failure"
+dmsetup message r45w 0 allow_writes || die "allow_writes"
 head -c $((per_dev * 3 * 512)) /dev/urandom > /tmp/ref
 dd if=/tmp/ref of=/dev/mapper/r45w bs=1M oflag=direct status=none || die "degraded write"
 wrap_member w1 /dev/ram1

@@ -9,6 +9,8 @@ command: "ok" or "err <errno-name>".
                                              on error the device is removed
     load NAME START LEN TARGET PARAMS...     inactive table
     suspend NAME | suspend-noflush NAME | resume NAME | remove NAME
+    suspend-alarm NAME SECONDS               suspend, interrupted by a signal
+                                             after SECONDS ("err EINTR")
     message NAME SECTOR WORDS...
     exists NAME                              "ok" if the device exists
     sleep SECONDS
@@ -16,6 +18,7 @@ command: "ok" or "err <errno-name>".
 import errno
 import fcntl
 import os
+import signal
 import struct
 import sys
 import time
@@ -66,6 +69,16 @@ def run(ctl, words):
         call(ctl, "suspend", name, SUSPEND_FLAG)
     elif op == "suspend-noflush":
         call(ctl, "suspend", name, SUSPEND_FLAG | NOFLUSH_FLAG)
+    elif op == "suspend-alarm":
+        def interrupt(signum, frame):
+            raise InterruptedError(errno.EINTR, "suspend interrupted")
+        old = signal.signal(signal.SIGALRM, interrupt)
+        signal.setitimer(signal.ITIMER_REAL, float(rest[0]))
+        try:
+            call(ctl, "suspend", name, SUSPEND_FLAG)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
     elif op == "resume":
         call(ctl, "suspend", name)
     elif op == "remove":

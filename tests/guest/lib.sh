@@ -89,12 +89,37 @@ status_word() {
 health() { status_word "$1" $(($2 + 3)); }
 sync_count() { status_word "$1" $(($2 + 4)); }
 
+# Word K (1-based) of the words a raid45 status line appends after the
+# log's status ([ext]): 1 sync action, 2 mismatches, 3 held|writable
+# (writes held after a member failure until allow_writes).
+# The log status is "<count> <count words>" right after <sync>/<regions>.
+ext_word() {
+	dmsetup status "$1" | awk -v k="$2" '{
+		for (i = 4; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) break
+		print $(i + 1 + $(i + 1) + k) }'
+}
+sync_action() { ext_word "$1" 1; }
+mismatches() { ext_word "$1" 2; }
+
+# Writes are held after a member failure until "allow_writes": a stand-in
+# for the event daemon that records failures, it acknowledges every
+# failure of device DEV (message to its target at sector 0) until DEV is
+# gone.  Run it in the background: ack_failures DEV &
+ack_failures() {
+	while [ -e "/dev/mapper/$1" ]; do
+		if dmsetup status "$1" 2>/dev/null | grep -q ' held'; then
+			dmsetup message "$1" 0 allow_writes 2>/dev/null
+		fi
+		sleep 0.5
+	done
+}
+
 # Wait (up to $3 s) until all regions are in sync and the action is idle.
 wait_in_sync() {
 	local dev=$1 n=$2 limit=${3:-300} i sc
 	for i in $(seq $((limit * 5))); do
 		sc=$(sync_count "$dev" "$n")
-		if [ "${sc%/*}" = "${sc#*/}" ] && dmsetup status "$dev" | grep -q ' idle [0-9]*$'; then
+		if [ "${sc%/*}" = "${sc#*/}" ] && [ "$(sync_action "$dev")" = idle ]; then
 			return 0
 		fi
 		sleep 0.2
