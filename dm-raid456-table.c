@@ -75,7 +75,9 @@ static int parse_log(struct r45_table *t, struct dm_arg_set *as,
 		     char **error)
 {
 	static const struct dm_arg core_args = {1, 2, "Invalid number of core log parameters"};
-	static const struct dm_arg disk_args = {2, R45_MAX_LOG_ARGS, "Invalid number of disk log parameters"};
+	static const struct dm_arg disk_args = {
+		2, R45_MAX_LOG_ARGS, "Invalid number of disk log parameters"
+	};
 	const char *type = dm_shift_arg(as);
 	unsigned int n, rsz_idx, i;
 	int r;
