@@ -8,10 +8,15 @@
  *
  * Every refusal has its own message.  Nothing here opens a device, so
  * the same file builds in userspace for tests/unit/test-table.c.
+ *
+ * The parsed table owns copies of the strings it keeps (the log's
+ * arguments and the member paths): dm's argv is gone once the
+ * constructor returns.  r45_table_free() releases them.
  */
 #include <linux/device-mapper.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include "r45_table.h"
 
@@ -70,9 +75,11 @@ static int parse_log(struct r45_table *t, struct dm_arg_set *as,
 		     char **error)
 {
 	static const struct dm_arg core_args = {1, 2, "Invalid number of core log parameters"};
-	static const struct dm_arg disk_args = {2, 3, "Invalid number of disk log parameters"};
+	static const struct dm_arg disk_args = {
+		2, R45_MAX_LOG_ARGS, "Invalid number of disk log parameters"
+	};
 	const char *type = dm_shift_arg(as);
-	unsigned int n, rsz_idx;
+	unsigned int n, rsz_idx, i;
 	int r;
 
 	if (!type) {
@@ -109,9 +116,10 @@ static int parse_log(struct r45_table *t, struct dm_arg_set *as,
 			return -EINVAL;
 		}
 	}
-	t->log_type = type;
+	t->log_type = t->disk_log ? "disk" : "core";
 	t->log_argc = n;
-	t->log_argv = as->argv;
+	for (i = 0; i < n; i++)
+		t->log_argv[i] = as->argv[i];	/* copied by own_strings() */
 	dm_consume_args(as, n);
 	return 0;
 }
@@ -176,28 +184,6 @@ static int parse_raid_params(struct r45_table *t, struct dm_arg_set *as,
 		return -EINVAL;
 	if (!t->recover_io_size)
 		t->recover_io_size = min_t(unsigned int, t->region_size, 256);
-	return 0;
-}
-
-static int parse_type(struct dm_arg_set *as, int *type, int *parity,
-		      char **error)
-{
-	const char *word = dm_shift_arg(as);
-
-	*type = word ? r45_type_from_name(word) : -1;
-	if (*type < 0) {
-		*error = "Invalid RAID type";
-		return -EINVAL;
-	}
-	*parity = -1;
-	if (*type != R45_RAID4)
-		return 0;
-	word = dm_shift_arg(as);
-	if (!word || kstrtoint(word, 10, parity) || *parity < -1 ||
-	    *parity >= R45_MAX_DISKS) {
-		*error = "Invalid RAID4 parity device";
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -287,20 +273,185 @@ static int set_geometry(struct r45_table *t, int type, int parity,
 	return 0;
 }
 
-int r45_table_parse(struct r45_table *t, unsigned int argc, char **argv,
-		    sector_t len, char **error)
+/*
+ * Everything after the RAID type word (and after RAID4's parity index,
+ * when the line has one) for the given parity member (-1 = last).
+ * Leaves the log's fields alone; sets all others.
+ */
+static int parse_rest(struct r45_table *t, struct dm_arg_set as, int type,
+		      int parity, sector_t len, char **error)
 {
-	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	unsigned int chunk;
-	int type, parity;
 
-	memset(t, 0, sizeof(*t));
-	if (parse_log(t, &as, error) ||
-	    parse_type(&as, &type, &parity, error) ||
-	    parse_raid_params(t, &as, &chunk, error) ||
+	t->nr_devs = 0;
+	memset(t->paths, 0, sizeof(t->paths));
+	if (parse_raid_params(t, &as, &chunk, error) ||
 	    parse_locking(&as, error) ||
 	    parse_devices(t, &as, type, error) ||
 	    set_geometry(t, type, parity, chunk, len, error))
 		return -EINVAL;
 	return 0;
+}
+
+/* Is the word a #raid_params count (0..7)?  Its value in *n. */
+static bool is_param_count(const char *word, unsigned int *n)
+{
+	return word && !kstrtouint(word, 10, n) && *n <= 7;
+}
+
+/*
+ * Do the words after "raid4" (after the parity index when with_index)
+ * have the shape of a table's tail: <#raid_params> and that many words,
+ * optionally "locking <type>", <#raid_devs> <dev_to_init> and exactly
+ * two words per member?  Counts only; the values are not looked at.
+ */
+static bool raid4_shape_fits(struct dm_arg_set as, bool with_index)
+{
+	unsigned int n;
+
+	if (with_index && !dm_shift_arg(&as))
+		return false;
+	if (!as.argc || !is_param_count(as.argv[0], &n))
+		return false;
+	if (as.argc < n + 1)
+		return false;
+	dm_consume_args(&as, n + 1);
+	if (as.argc >= 2 && !strcmp(as.argv[0], "locking"))
+		dm_consume_args(&as, 2);
+	if (!as.argc || kstrtouint(as.argv[0], 10, &n) || n > R45_MAX_DISKS)
+		return false;
+	return as.argc == 2 + 2 * n;
+}
+
+/*
+ * RAID4 comes in two spellings:
+ *
+ *   raid4 <parity_dev> <#raid_params> <raid_params>... ...  (the interface)
+ *   raid4 <#raid_params> <raid_params>... ...               (dmraid's lines)
+ *
+ * The second has no parity index and puts parity on the last member,
+ * which is md's RAID4 layout (and what "-1" means in the first).  The
+ * word after "raid4" is a number in both, so the spelling is told by
+ * reading the whole rest of the line both ways:
+ *
+ * 1. the line is taken with the parity index if it parses completely
+ *    (every count and every value, the exact number of device words)
+ *    that way; "dmsetup table" prints this form, so a printed line
+ *    always reads back the same;
+ * 2. otherwise without the index, if it parses completely that way;
+ * 3. otherwise it is refused with the message of one spelling: the one
+ *    whose shape (counts only: #raid_params and that many words, an
+ *    optional "locking <type>", #raid_devs, dev_to_init and exactly two
+ *    words per member) fits the line; the indexed one if both fit; if
+ *    neither fits (words missing or extra), the unindexed one when only
+ *    it has a number 0..7 where its #raid_params stands (a dmraid line),
+ *    else the indexed one.
+ *
+ * Both complete readings succeed at once only when member paths are
+ * plain numbers or "sync": "raid4 0 7 -1 16 8 64 50 sync 4 3 0 /dev/e 0
+ * /dev/f 0 /dev/g 0" is seven members named 16, 64, sync, 3, /dev/e..g
+ * without the index, and index 0, seven parameters and three members
+ * with it.  Rule 1 takes the indexed reading.
+ */
+static int parse_raid4(struct r45_table *t, struct dm_arg_set *as,
+		       sector_t len, char **error)
+{
+	struct dm_arg_set rest = *as;
+	char *err_index = NULL, *err_plain = NULL;
+	const char *word = dm_shift_arg(&rest);
+	unsigned int n;
+	int parity;
+
+	/* 1. with the parity index */
+	if (!word || kstrtoint(word, 10, &parity) || parity < -1 ||
+	    parity >= R45_MAX_DISKS)
+		err_index = "Invalid RAID4 parity device";
+	else if (!parse_rest(t, rest, R45_RAID4, parity, len, &err_index))
+		return 0;
+
+	/* 2. without it: parity on the last member */
+	if (!parse_rest(t, *as, R45_RAID4, -1, len, &err_plain))
+		return 0;
+
+	/* 3. refused: say what is wrong in the spelling the line resembles */
+	if (raid4_shape_fits(*as, true))
+		*error = err_index;
+	else if (raid4_shape_fits(*as, false))
+		*error = err_plain;
+	else if (!is_param_count(as->argc > 1 ? as->argv[1] : NULL, &n) &&
+		 is_param_count(as->argc ? as->argv[0] : NULL, &n))
+		*error = err_plain;
+	else
+		*error = err_index;
+	return -EINVAL;
+}
+
+/* Copy the strings kept past the constructor into one allocation. */
+static int own_strings(struct r45_table *t, char **error)
+{
+	size_t size = 0, n;
+	unsigned int i;
+	char *p;
+
+	for (i = 0; i < t->log_argc; i++)
+		size += strlen(t->log_argv[i]) + 1;
+	for (i = 0; i < t->nr_devs; i++)
+		size += strlen(t->paths[i]) + 1;
+	p = kmalloc(size, GFP_KERNEL);
+	if (!p) {
+		*error = "Cannot allocate the table's strings";
+		return -ENOMEM;
+	}
+	t->strings = p;
+	for (i = 0; i < t->log_argc; i++) {
+		n = strlen(t->log_argv[i]) + 1;
+		memcpy(p, t->log_argv[i], n);
+		t->log_argv[i] = p;
+		p += n;
+	}
+	for (i = 0; i < t->nr_devs; i++) {
+		n = strlen(t->paths[i]) + 1;
+		memcpy(p, t->paths[i], n);
+		t->paths[i] = p;
+		p += n;
+	}
+	return 0;
+}
+
+int r45_table_parse(struct r45_table *t, unsigned int argc, char **argv,
+		    sector_t len, char **error)
+{
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	const char *word;
+	int type, r;
+
+	memset(t, 0, sizeof(*t));
+	if (parse_log(t, &as, error))
+		return -EINVAL;
+	word = dm_shift_arg(&as);
+	type = word ? r45_type_from_name(word) : -1;
+	if (type < 0) {
+		*error = "Invalid RAID type";
+		return -EINVAL;
+	}
+	if (type == R45_RAID4)
+		r = parse_raid4(t, &as, len, error);
+	else
+		r = parse_rest(t, as, type, -1, len, error);
+	if (!r)
+		r = own_strings(t, error);
+	if (r) {
+		/* nothing of dm's argv stays behind in a refused table */
+		memset(t, 0, sizeof(*t));
+		return r;
+	}
+	return 0;
+}
+
+void r45_table_free(struct r45_table *t)
+{
+	kfree(t->strings);
+	t->strings = NULL;
+	memset(t->log_argv, 0, sizeof(t->log_argv));
+	memset(t->paths, 0, sizeof(t->paths));
 }

@@ -59,6 +59,7 @@ static void raid45_free(struct raid45 *rs)
 	for (i = 0; i < rs->t.nr_devs; i++)
 		if (rs->devs[i])
 			dm_put_device(rs->ti, rs->devs[i]);
+	r45_table_free(&rs->t);
 	kfree(rs);
 }
 

@@ -11,11 +11,18 @@
 /* the log's and the recovery switch's sync word */
 enum r45_sync_word { R45_SYNC_DEFAULT = -1, R45_NOSYNC = 0, R45_SYNC = 1 };
 
+/* the most words a log takes: disk <log_dev> <region_size> <sync> */
+#define R45_MAX_LOG_ARGS	3
+
+/*
+ * Self-contained: the strings point into the table's own copy (strings),
+ * never into dm's argv, which is gone once the constructor returns.
+ */
 struct r45_table {
 	/* <log_type> <#log_params> <log_params...> */
-	const char *log_type;
+	const char *log_type;		/* "core" or "disk" (static) */
 	unsigned int log_argc;
-	char **log_argv;
+	char *log_argv[R45_MAX_LOG_ARGS];	/* copies */
 	bool disk_log;
 	int log_sync;			/* enum r45_sync_word */
 	u32 region_size;
@@ -31,19 +38,26 @@ struct r45_table {
 	/* <#raid_devs> <dev_to_init> <dev_path> <offset>... */
 	unsigned int nr_devs;
 	int dev_to_init;
-	const char *paths[R45_MAX_DISKS];
+	const char *paths[R45_MAX_DISKS];	/* copies */
 	sector_t offsets[R45_MAX_DISKS];
+
+	char *strings;			/* one allocation: the copies above */
 
 	/* from type, parity device, chunk and the target length */
 	struct r45_geom geom;
 };
 
 /*
- * Parse the words after "raid45" for a target of len sectors.  Returns 0
- * or -EINVAL with *error set to what is wrong.  Checks everything that
- * does not need the devices themselves (their sizes, duplicates).
+ * Parse the words after "raid45" for a target of len sectors.  Returns 0,
+ * or -EINVAL (-ENOMEM) with *error set to what is wrong and nothing
+ * allocated.  Checks everything that does not need the devices
+ * themselves (their sizes, duplicates).  A parsed table keeps nothing of
+ * argv; release it with r45_table_free().
  */
 int r45_table_parse(struct r45_table *t, unsigned int argc, char **argv,
 		    sector_t len, char **error);
+
+/* Free the table's strings (a zeroed or refused table is fine too). */
+void r45_table_free(struct r45_table *t);
 
 #endif

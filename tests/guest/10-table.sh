@@ -18,6 +18,7 @@ valid=(
 	"0 98304 raid45 core 2 1024 nosync raid5_ls 7 128 512 16 512 50 nosync 8 4 -1 $D"
 	"0 98304 raid45 core 2 1024 nosync raid4 -1 1 64 4 -1 $D"
 	"0 98304 raid45 core 2 1024 nosync raid4 1 1 64 4 -1 $D"
+	"0 98304 raid45 core 2 1024 nosync raid4 1 64 4 -1 $D"
 	"0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 locking none 4 -1 $D"
 	"0 65536 raid45 core 2 1024 nosync raid6_zr 1 64 4 -1 $D"
 	"0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 4 2 $D"
@@ -33,6 +34,39 @@ for t in "${valid[@]}"; do
 	dmsetup remove r45t
 done
 echo "valid tables load and round-trip"
+
+# dmraid's raid4 spelling has no parity index: parity on the last member
+# (md's RAID4 layout).  "dmsetup table" prints the indexed form, data
+# round-trips, chunk k of the array is chunk 0 of member k, and member 3
+# holds the xor of the others.
+dmsetup create r45t --table "0 24576 raid45 core 2 1024 nosync raid4 1 64 4 -1 $D" ||
+	die "dmraid raid4 line refused"
+printed=$(dmsetup table r45t)
+echo "dmraid raid4 line printed as: $printed"
+case "$printed" in
+*" raid4 3 7 64 "*) ;;
+*) die "raid4 without index not printed with parity 3: $printed" ;;
+esac
+dd if=/dev/urandom of=/tmp/r4.dat bs=1M count=12 status=none
+dd if=/tmp/r4.dat of=/dev/mapper/r45t bs=1M oflag=direct status=none || die "raid4 write"
+dd if=/dev/mapper/r45t of=/tmp/r4.back bs=1M iflag=direct status=none || die "raid4 read"
+cmp -s /tmp/r4.dat /tmp/r4.back || die "raid4 without index: data differs"
+dmsetup remove r45t
+for k in 0 1 2; do
+	dd if=/dev/ram$k of=/tmp/r4.chunk bs=32K count=1 iflag=direct status=none
+	dd if=/tmp/r4.dat of=/tmp/r4.want bs=32K skip=$k count=1 status=none
+	cmp -s /tmp/r4.chunk /tmp/r4.want ||
+		die "raid4 without index: array chunk $k is not on member $k"
+done
+"$PARCHECK" -t raid4 -p 3 -c 64 -n 128 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 ||
+	die "raid4 without index: parity on member 3 does not match"
+# the printed (indexed) line reads the same data back
+dmsetup create r45t --table "$printed" || die "printed raid4 line refused: $printed"
+dd if=/dev/mapper/r45t of=/tmp/r4.back bs=1M iflag=direct status=none || die "raid4 read"
+cmp -s /tmp/r4.dat /tmp/r4.back || die "printed raid4 line: data differs"
+dmsetup remove r45t
+rm -f /tmp/r4.dat /tmp/r4.back /tmp/r4.chunk /tmp/r4.want
+echo "raid4 without parity index: loads, prints the index, data and parity in md's layout"
 
 # status layout: #devs, devs, 1, health, sync/regions, log words
 dmsetup create r45t --table "0 98304 raid45 core 2 1024 nosync raid4 1 1 64 4 -1 $D"
@@ -75,6 +109,7 @@ invalid=(
 	"0 98310 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 $D|not divisible by chunk size"
 	"0 196608 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 $D|Device too small"
 	"0 98304 raid45 core 2 1024 nosync raid4 4 1 64 4 -1 $D|parity device index out of range"
+	"0 98304 raid45 core 2 1024 nosync raid4 1 48 4 -1 $D|Invalid chunk size"
 	"0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/ram0 x /dev/ram1 0 /dev/ram2 0 /dev/ram3 0|Invalid device offset"
 )
 for e in "${invalid[@]}"; do

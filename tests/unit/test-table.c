@@ -3,8 +3,11 @@
  * Unit tests of dm-raid456-table.c, the table line parser, built against
  * userspace stand-ins of the kernel's dm_arg and kstrto helpers
  * (tests/unit/shim): every form of the interface spec, the defaults of
- * "-1", every refusal with its message, and a fuzz loop of mutated lines
- * (run under AddressSanitizer and UBSan) checking what is accepted.
+ * "-1", every refusal with its message, both RAID4 spellings (with and
+ * without the parity index), that a parsed table owns its strings, and a
+ * fuzz loop of mutated lines (run under AddressSanitizer, LeakSanitizer
+ * and UBSan) checking what is accepted and that its canonical form (as
+ * "dmsetup table" prints it) reads back the same.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include "r45_table.h"
 
 static int failures;
+int shim_kmalloc_fail;
 
 #define CHECK(cond, ...) do { \
 	if (!(cond)) { \
@@ -42,14 +46,30 @@ static void split(struct line *l, const char *args)
 		l->argv[l->argc++] = p;
 }
 
+/*
+ * Parse args into *t.  The strings of the table parse() filled last are
+ * freed first (the tables are locals of the tests), and the source line
+ * is scribbled over afterwards: a table that kept pointers into argv
+ * would show garbage.
+ */
+static char *kept_strings;
+
 static int parse(const char *args, sector_t len, struct r45_table *t,
 		 char **error)
 {
 	static struct line l;
+	int r;
 
+	free(kept_strings);
+	kept_strings = NULL;
 	*error = NULL;
 	split(&l, args);
-	return r45_table_parse(t, l.argc, l.argv, len, error);
+	r = r45_table_parse(t, l.argc, l.argv, len, error);
+	memset(l.buf, '#', sizeof(l.buf) - 1);
+	l.buf[sizeof(l.buf) - 1] = '\0';
+	if (!r)
+		kept_strings = t->strings;
+	return r;
 }
 
 #define D4 "/dev/a 0 /dev/b 0 /dev/c 0 /dev/d 0"
@@ -198,6 +218,203 @@ static void test_invalid(void)
 	}
 }
 
+/*
+ * RAID4 in both spellings: "raid4 <parity_dev> <#raid_params> ..." and
+ * dmraid's "raid4 <#raid_params> ..." (parity on the last member), with
+ * lines whose first words could be read either way.
+ */
+static void test_raid4(void)
+{
+	static const struct {
+		const char *args;
+		sector_t len;
+		int parity, nr_devs, dev_to_init;
+		unsigned int chunk, stripes;
+	} good[] = {
+		/* dmraid's lines: no index, parity last */
+		{ "core 2 64 nosync raid4 1 64 4 -1 " D4, 3 * 64, 3, 4, -1, 64, R45_DEFAULT_STRIPES },
+		{ "core 2 64 sync raid4 1 128 3 2 /dev/a 0 /dev/b 0 /dev/c 0", 2 * 128, 2, 3, 2, 128, R45_DEFAULT_STRIPES },
+		{ "core 2 64 sync raid4 1 -1 4 0 " D4, 3 * 64, 3, 4, 0, 64, R45_DEFAULT_STRIPES },
+		{ "core 2 64 sync raid4 2 64 32 4 -1 " D4, 3 * 64, 3, 4, -1, 64, 32 },
+		{ "core 2 64 sync raid4 1 64 locking none 4 -1 " D4, 3 * 64, 3, 4, -1, 64, R45_DEFAULT_STRIPES },
+		{ "core 2 64 sync raid4 7 64 32 8 64 20 nosync 4 4 -1 " D4, 3 * 64, 3, 4, -1, 64, 32 },
+		/* looks like index 0, but "0 4 -1 /dev/a" is no indexed tail */
+		{ "core 2 64 sync raid4 0 4 -1 " D4, 3 * 64, 3, 4, -1, 64, R45_DEFAULT_STRIPES },
+		/* looks like index 3 or 7 with no params: too few words for that */
+		{ "core 2 64 sync raid4 3 64 -1 -1 4 -1 " D4, 3 * 64, 3, 4, -1, 64, R45_DEFAULT_STRIPES },
+		/* the interface's lines: -1 (last) or an index */
+		{ "core 2 64 nosync raid4 -1 1 64 4 -1 " D4, 3 * 64, 3, 4, -1, 64, R45_DEFAULT_STRIPES },
+		{ "core 2 64 nosync raid4 0 1 64 4 -1 " D4, 3 * 64, 0, 4, -1, 64, R45_DEFAULT_STRIPES },
+		{ "core 2 64 nosync raid4 1 1 64 4 -1 " D4, 3 * 64, 1, 4, -1, 64, R45_DEFAULT_STRIPES },
+		{ "core 2 64 nosync raid4 3 1 64 4 -1 " D4, 3 * 64, 3, 4, -1, 64, R45_DEFAULT_STRIPES },
+		{ "core 2 64 nosync raid4 2 0 4 1 " D4, 3 * 64, 2, 4, 1, 64, R45_DEFAULT_STRIPES },
+		{ "core 2 64 nosync raid4 1 2 64 32 4 -1 " D4, 3 * 64, 1, 4, -1, 64, 32 },
+		{ "core 2 64 nosync raid4 0 1 64 locking none 4 -1 " D4, 3 * 64, 0, 4, -1, 64, R45_DEFAULT_STRIPES },
+		/*
+		 * Both readings complete (members named by plain numbers and
+		 * "sync"): without the index, 7 members from "16 8"; with
+		 * index 0, 7 parameters and 3 members /dev/e..g.  The index
+		 * wins.
+		 */
+		{ "core 2 1024 nosync raid4 0 7 -1 16 8 64 50 sync 4 3 0 /dev/e 0 /dev/f 0 /dev/g 0",
+		  6 * 64, 0, 3, 0, 64, 16 },
+	};
+	static const struct {
+		const char *args;
+		const char *msg;
+	} bad[] = {
+		/* dmraid's spelling: the message of that spelling */
+		{ "core 2 64 sync raid4 1 48 4 -1 " D4, "Invalid chunk size" },
+		{ "core 2 64 sync raid4 1 64 4 4 " D4, "Invalid device to initialize" },
+		{ "core 2 64 sync raid4 1 64 2 -1 /dev/a 0 /dev/b 0", "Invalid number of raid devices (RAID4/5" },
+		{ "core 2 64 sync raid4 1 64 4 -1 /dev/a 0 /dev/b 0 /dev/c 0 /dev/d", "Number of device/offset arguments" },
+		{ "core 2 64 sync raid4 1 64 locking cluster 4 -1 " D4, "Cluster locking is not supported" },
+		{ "core 2 64 sync raid4 2 64 4 4 -1 " D4, "Invalid number of stripes" },
+		/* the indexed spelling */
+		{ "core 2 64 sync raid4 -1 1 48 4 -1 " D4, "Invalid chunk size" },
+		{ "core 2 64 sync raid4 0 1 64 4 4 " D4, "Invalid device to initialize" },
+		{ "core 2 64 sync raid4 -1 1 64 4 -1 /dev/a 0 /dev/b 0 /dev/c 0", "Number of device/offset arguments" },
+		{ "core 2 64 sync raid4 5 1 64 4 -1 " D4, "RAID4 parity device index out of range" },
+		{ "core 2 64 sync raid4 32 1 64 4 -1 " D4, "Invalid RAID4 parity device" },
+		{ "core 2 64 sync raid4", "Invalid RAID4 parity device" },
+		{ "core 2 64 sync raid4 -1", "Invalid number of raid parameters" },
+		/* no spelling's shape fits, and the word after raid4 is no count */
+		{ "core 2 64 sync raid4 9 64 4 -1 " D4, "Invalid number of raid parameters" },
+	};
+	struct r45_table t;
+	unsigned int i;
+	char *err;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		const char *a = good[i].args;
+
+		if (parse(a, good[i].len, &t, &err)) {
+			CHECK(0, "refused: %s: %s", a, err);
+			continue;
+		}
+		CHECK(t.geom.type == R45_RAID4 &&
+		      t.geom.raid4_parity == good[i].parity,
+		      "%s: parity %d, expected %d", a, t.geom.raid4_parity,
+		      good[i].parity);
+		CHECK((int)t.nr_devs == good[i].nr_devs &&
+		      t.dev_to_init == good[i].dev_to_init &&
+		      t.geom.chunk_sectors == good[i].chunk &&
+		      t.stripes == good[i].stripes,
+		      "%s: %u devs, init %d, chunk %u, stripes %u", a,
+		      t.nr_devs, t.dev_to_init, t.geom.chunk_sectors, t.stripes);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = parse(bad[i].args, 3 * 64, &t, &err);
+
+		CHECK(r == -EINVAL, "accepted: %s", bad[i].args);
+		CHECK(r != -EINVAL || (err && strstr(err, bad[i].msg)),
+		      "'%s' gave '%s', expected '%s'", bad[i].args,
+		      err ? err : "(none)", bad[i].msg);
+	}
+}
+
+/*
+ * The table owns its strings: they survive dm's argv, a refused table
+ * holds nothing, r45_table_free() clears what it freed, and a failed
+ * allocation is -ENOMEM with nothing left (LeakSanitizer checks).
+ */
+static void test_ownership(void)
+{
+	struct r45_table t;
+	struct line l;
+	unsigned int i;
+	char *err = NULL;
+
+	split(&l, "disk 3 /dev/log 256 nosync raid5_ls 1 64 4 -1 " D4);
+	CHECK(!r45_table_parse(&t, l.argc, l.argv, 3 * 64, &err), "%s", err);
+	memset(l.buf, 'x', sizeof(l.buf) - 1);
+	l.buf[sizeof(l.buf) - 1] = '\0';
+	CHECK(t.strings && !strcmp(t.log_type, "disk") && t.log_argc == 3 &&
+	      !strcmp(t.log_argv[0], "/dev/log") &&
+	      !strcmp(t.log_argv[1], "256") && !strcmp(t.log_argv[2], "nosync"),
+	      "log words after argv is gone");
+	CHECK(!strcmp(t.paths[0], "/dev/a") && !strcmp(t.paths[3], "/dev/d"),
+	      "paths after argv is gone");
+	for (i = 0; i < t.nr_devs; i++)
+		CHECK((const char *)t.paths[i] < l.buf ||
+		      (const char *)t.paths[i] >= l.buf + sizeof(l.buf),
+		      "path %u points into argv", i);
+	r45_table_free(&t);
+	CHECK(!t.strings && !t.log_argv[0] && !t.paths[0],
+	      "pointers left after r45_table_free");
+	r45_table_free(&t);		/* twice is harmless */
+
+	/* refused (after the members were read): nothing kept */
+	split(&l, "core 2 64 nosync raid5_ls 1 64 4 -1 " D4);
+	CHECK(r45_table_parse(&t, l.argc, l.argv, 3 * 64 + 1, &err) == -EINVAL,
+	      "bad length accepted");
+	CHECK(!t.strings && !t.paths[0] && !t.log_argv[0],
+	      "refused table keeps pointers");
+	r45_table_free(&t);
+
+	/* no memory for the strings */
+	shim_kmalloc_fail = 1;
+	split(&l, "core 2 64 nosync raid5_ls 1 64 4 -1 " D4);
+	CHECK(r45_table_parse(&t, l.argc, l.argv, 3 * 64, &err) == -ENOMEM &&
+	      err && strstr(err, "Cannot allocate"), "-ENOMEM: %s", err);
+	CHECK(!t.strings && !t.paths[0], "failed table keeps pointers");
+	shim_kmalloc_fail = 0;
+}
+
+/*
+ * The line "dmsetup table" prints for a parsed table (as raid45_status
+ * in dm-raid456.c writes it after the log's words): it must read back
+ * as the same array.
+ */
+static void canonical(const struct r45_table *t, char *buf, size_t size)
+{
+	static const char *const sync_word[] = { "-1", "nosync", "sync" };
+	FILE *f = fmemopen(buf, size, "w");
+	unsigned int i;
+
+	fprintf(f, "core 1 %u %s", t->region_size, r45_type_name(t->geom.type));
+	if (t->geom.type == R45_RAID4)
+		fprintf(f, " %d", t->geom.raid4_parity);
+	fprintf(f, " 7 %u %u %u %u %u %s %u %u %d", t->geom.chunk_sectors,
+		t->stripes, t->io_size, t->recover_io_size, t->bandwidth,
+		sync_word[t->recovery_sync + 1], t->recovery_stripes,
+		t->nr_devs, t->dev_to_init);
+	for (i = 0; i < t->nr_devs; i++)
+		fprintf(f, " %s %llu", t->paths[i],
+			(unsigned long long)t->offsets[i]);
+	fclose(f);
+	buf[size - 1] = '\0';
+}
+
+static void check_canonical(const struct r45_table *t, sector_t len,
+			    const char *what)
+{
+	struct r45_table c;
+	struct line l;
+	char buf[2048], *err = NULL;
+	unsigned int i;
+	bool same;
+
+	canonical(t, buf, sizeof(buf));
+	split(&l, buf);
+	if (r45_table_parse(&c, l.argc, l.argv, len, &err)) {
+		CHECK(0, "canonical '%s' of '%s' refused: %s", buf, what, err);
+		return;
+	}
+	same = !memcmp(&c.geom, &t->geom, sizeof(c.geom)) &&
+	       c.nr_devs == t->nr_devs && c.dev_to_init == t->dev_to_init &&
+	       c.stripes == t->stripes && c.io_size == t->io_size &&
+	       c.recover_io_size == t->recover_io_size &&
+	       c.bandwidth == t->bandwidth &&
+	       c.recovery_sync == t->recovery_sync &&
+	       c.recovery_stripes == t->recovery_stripes;
+	for (i = 0; same && i < t->nr_devs; i++)
+		same = c.offsets[i] == t->offsets[i] &&
+		       !strcmp(c.paths[i], t->paths[i]);
+	CHECK(same, "canonical '%s' of '%s' reads back differently", buf, what);
+	r45_table_free(&c);
+}
+
 /* What an accepted line must satisfy, whatever it was. */
 static void check_accepted(const struct r45_table *t, sector_t len,
 			   const char *what)
@@ -227,6 +444,7 @@ static void check_accepted(const struct r45_table *t, sector_t len,
 	for (i = 0; i < t->nr_devs; i++)
 		CHECK(t->paths[i] && t->offsets[i] <= (sector_t)-1 / 2,
 		      "device %u: %s", i, what);
+	check_canonical(t, len, what);
 }
 
 /* Mutated valid lines: words dropped, doubled, swapped or replaced. */
@@ -237,6 +455,8 @@ static void test_fuzz(unsigned int rounds)
 		"core 1 1024 raid4 -1 7 64 16 8 64 20 nosync 4 4 -1 " D4,
 		"core 2 256 sync raid5_ra 2 64 32 locking none 4 1 " D4,
 		"disk 3 /dev/l 512 sync raid6_nr 3 128 -1 64 4 3 " D4,
+		"core 2 64 sync raid4 1 64 4 -1 " D4,
+		"core 2 1024 nosync raid4 2 7 64 16 8 64 20 nosync 4 4 -1 " D4,
 	};
 	static const char *const junk[] = {
 		"-1", "-2", "0", "1", "3", "4294967296", "18446744073709551616",
@@ -248,7 +468,8 @@ static void test_fuzz(unsigned int rounds)
 	unsigned int seed = 4545;
 
 	for (i = 0; i < rounds; i++) {
-		const char *base = bases[rand_r(&seed) % 4];
+		const char *base = bases[rand_r(&seed) %
+					 (sizeof(bases) / sizeof(*bases))];
 		sector_t len = (sector_t)(1 + rand_r(&seed) % 4) * 3 * 512;
 		const char *w[MAXW];
 		unsigned int n = 0, m, k, j;
@@ -304,7 +525,10 @@ int main(void)
 {
 	test_valid();
 	test_invalid();
+	test_raid4();
+	test_ownership();
 	test_fuzz(200000);
+	free(kept_strings);
 	if (failures)
 		printf("FAIL unit-table-parser (%d checks failed)\n", failures);
 	else
