@@ -106,7 +106,7 @@ static int create_log(struct raid45 *rs, char **error)
 static int get_devices(struct raid45 *rs, char **error)
 {
 	struct r45_table *t = &rs->t;
-	unsigned int i, j;
+	unsigned int i, j, lbs;
 	int r;
 
 	for (i = 0; i < t->nr_devs; i++) {
@@ -121,6 +121,16 @@ static int get_devices(struct raid45 *rs, char **error)
 				*error = "Duplicate raid device";
 				return -EINVAL;
 			}
+		/* a stripe unit is 4 KiB: a member must be able to write one */
+		lbs = bdev_logical_block_size(rs->devs[i]->bdev);
+		if (lbs > R45_STRIPE_BYTES) {
+			*error = "Member logical block size above 4096 bytes";
+			return -EINVAL;
+		}
+		if (t->offsets[i] & ((lbs >> SECTOR_SHIFT) - 1)) {
+			*error = "Member offset not a multiple of its logical block size";
+			return -EINVAL;
+		}
 		if (t->offsets[i] + t->geom.dev_sectors >
 		    bdev_nr_sectors(rs->devs[i]->bdev)) {
 			*error = "Device too small for target length and offset";

@@ -29,7 +29,16 @@ struct r45_member {
 	struct block_device *bdev;
 	sector_t offset;		/* where the array data starts */
 	unsigned long flags;
+	atomic_t read_errors;		/* recent ones, halved every hour */
+	unsigned long read_errors_at;	/* jiffies of the last halving */
 };
+
+/*
+ * md's max_read_errors: a member whose read errors (each one rebuilt from
+ * the others and written back) exceed this many, counted with an hourly
+ * halving, is failed: a disk that keeps losing sectors is on its way out.
+ */
+#define R45_MAX_READ_ERRORS	20
 
 /* r45_member.flags bits */
 enum { R45_MEMBER_FAILED };
@@ -37,7 +46,7 @@ enum { R45_MEMBER_FAILED };
 /* r45_array.flags bits */
 enum {
 	R45_ARRAY_SUSPENDED,	/* no new delayed work; timer idle */
-	R45_ARRAY_DEAD,		/* more failures than parity: no I/O */
+	R45_ARRAY_DEAD,		/* more failures than parity: writes fail */
 };
 
 /* Sync actions (md's sync_action words) */
@@ -67,6 +76,30 @@ struct r45_lane {
 	bool active;			/* work queued or running: it will
 					 * look at ready before it ends */
 	struct work_struct work;
+	struct page *scratch[2];	/* parity checks, one stripe at a time */
+};
+
+struct r45_array;
+
+/*
+ * What the engine (raid5/) reports upward: the glue registers these when
+ * it creates the engine (r45_cache_init), so that nothing in raid5/ knows
+ * the layers above it.  Any context unless said otherwise.
+ */
+struct r45_engine_ops {
+	/* a member write failed, or a read error could not be written back */
+	void (*member_failed)(struct r45_array *a, unsigned int idx);
+	/*
+	 * A member block could not be read; the engine rebuilds it and writes
+	 * it back.  Returns false if the member was failed instead (too many).
+	 */
+	bool (*read_error)(struct r45_array *a, unsigned int idx);
+	/* a sync action's stripe is done (r45_sync_stripe) */
+	void (*sync_done)(struct r45_array *a, bool ok);
+	/* a stripe got a partial write: may it wait for the submitter's plug? */
+	bool (*plug_arm)(struct r45_array *a);
+	/* does parity match data on every stripe of this row (see sync.c)? */
+	bool (*row_in_sync)(struct r45_array *a, u64 row);
 };
 
 struct r45_stats {
@@ -81,6 +114,7 @@ struct r45_array {
 	unsigned long flags;
 
 	/* stripe cache (raid5/stripe.c) */
+	const struct r45_engine_ops *ops;	/* upward, set by the glue */
 	spinlock_t lock;		/* hash, idle list, counts */
 	struct hlist_head *hash;
 	unsigned int hash_mask;
@@ -135,10 +169,18 @@ struct r45_array {
 	unsigned int bandwidth;		/* percent */
 	unsigned int recovery_stripes;
 
-	/* bypass reads that failed, to be served again through the cache */
+	/*
+	 * Bypass reads that failed, served again through the cache.  This
+	 * work and write_work run on submit_wq, not on the lanes' queue:
+	 * they may wait in get_stripe for stripes that only the lanes on
+	 * a->wq can free (md-compat/array.c).
+	 */
 	spinlock_t retry_lock;
 	struct bio_list retry_bios;
 	struct work_struct retry_work;
+	struct workqueue_struct *submit_wq;
+	/* member read errors rebuilt and written back (finding 3) */
+	atomic64_t read_errors_fixed;
 
 	struct bio_set flush_bs;	/* member flushes */
 	struct r45_stats stats;
@@ -150,6 +192,7 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 				   void (*event_fn)(void *), void *ctx);
 void r45_array_destroy(struct r45_array *a);
 void r45_array_fail_member(struct r45_array *a, unsigned int idx);
+bool r45_array_read_error(struct r45_array *a, unsigned int idx);
 unsigned int r45_array_nr_failed(struct r45_array *a);
 void r45_array_event(struct r45_array *a);
 void r45_array_set_member(struct r45_array *a, unsigned int idx,
@@ -187,7 +230,8 @@ bool r45_plug_arm(struct r45_array *a);
 /* raid5/stripe.c */
 int r45_stripe_module_init(void);
 void r45_stripe_module_exit(void);
-int r45_cache_init(struct r45_array *a, unsigned int nr_stripes);
+int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
+		   const struct r45_engine_ops *ops);
 void r45_cache_exit(struct r45_array *a);
 int r45_cache_resize(struct r45_array *a, unsigned int nr_stripes);
 int r45_make_request(struct r45_array *a, struct bio *bio);

@@ -34,11 +34,21 @@ static void r45_retry_work(struct work_struct *work)
 		r45_make_request(a, bio);
 }
 
+/* What the engine reports upward lands here and in sync.c and plug.c. */
+static const struct r45_engine_ops r45_glue_ops = {
+	.member_failed = r45_array_fail_member,
+	.read_error = r45_array_read_error,
+	.sync_done = r45_sync_done,
+	.plug_arm = r45_plug_arm,
+	.row_in_sync = r45_sync_row_in_sync,
+};
+
 struct r45_array *r45_array_create(const struct r45_geom *geom,
 				   unsigned int nr_stripes,
 				   void (*event_fn)(void *), void *ctx)
 {
 	struct r45_array *a;
+	unsigned int i;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
@@ -51,14 +61,29 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 	spin_lock_init(&a->retry_lock);
 	bio_list_init(&a->retry_bios);
 	INIT_WORK(&a->retry_work, r45_retry_work);
+	for (i = 0; i < R45_MAX_DISKS; i++)
+		a->members[i].read_errors_at = jiffies;
 	r45_plug_init(a);
-	if (bioset_init(&a->flush_bs, 16, 0, 0))
+	/*
+	 * Forward progress: retry_work (and sync.c's write_work) wait in
+	 * get_stripe for stripes that the lanes free.  On the lanes' own WQ_MEM_RECLAIM queue it could
+	 * hold that queue's rescuer (the one worker guaranteed under memory
+	 * pressure) while the lanes it waits for sit behind it; its own
+	 * queue has its own rescuer, and the lanes never wait for it.
+	 */
+	a->submit_wq = alloc_workqueue("raid45_submit",
+				       WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!a->submit_wq)
 		goto fail_free;
-	if (r45_cache_init(a, nr_stripes))
+	if (bioset_init(&a->flush_bs, 16, 0, 0))
+		goto fail_wq;
+	if (r45_cache_init(a, nr_stripes, &r45_glue_ops))
 		goto fail_flush_bs;
 	return a;
 fail_flush_bs:
 	bioset_exit(&a->flush_bs);
+fail_wq:
+	destroy_workqueue(a->submit_wq);
 fail_free:
 	kfree(a);
 	return NULL;
@@ -68,8 +93,9 @@ void r45_array_destroy(struct r45_array *a)
 {
 	r45_sync_exit(a);
 	r45_plug_stop(a);
+	/* retried reads need the stripe cache: they go first */
+	destroy_workqueue(a->submit_wq);
 	r45_cache_exit(a);
-	flush_work(&a->retry_work);
 	cancel_work_sync(&a->event_work);
 	bioset_exit(&a->flush_bs);
 	kfree(a);
@@ -116,6 +142,46 @@ void r45_array_fail_member(struct r45_array *a, unsigned int idx)
 	r45_array_event(a);
 }
 
+/*
+ * A member block could not be read (any context); the engine rebuilds it
+ * from the others and writes it back.  md's max_read_errors rule: a
+ * member with more than R45_MAX_READ_ERRORS recent read errors (halved
+ * for every hour since the last halving) is failed instead.  Except
+ * during a rebuild that needs it (failed and rebuilt members already use
+ * up the parity): failing it would end the rebuild and lose every stripe
+ * instead of the unreadable ones, while its other blocks still read.
+ * Returns false when the member was failed.
+ */
+bool r45_array_read_error(struct r45_array *a, unsigned int idx)
+{
+	struct r45_member *m = &a->members[idx];
+	unsigned long hours = (jiffies - READ_ONCE(m->read_errors_at)) /
+			      (3600UL * HZ);
+	int rm = READ_ONCE(a->recover_member);
+	unsigned int out;
+	int n;
+
+	if (hours) {
+		/* racing callers may both halve: harmless */
+		WRITE_ONCE(m->read_errors_at, jiffies);
+		n = atomic_read(&m->read_errors);
+		atomic_set(&m->read_errors, hours >= 31 ? 0 : n >> hours);
+	}
+	n = atomic_inc_return(&m->read_errors);
+	if (n <= R45_MAX_READ_ERRORS)
+		return true;
+	out = r45_array_nr_failed(a) + 1;
+	if (rm >= 0 && rm != (int)idx && !r45_array_member_failed(a, rm) &&
+	    out >= a->geom.parity_disks) {
+		DMERR_LIMIT("member %u: %d read errors, kept: the rebuild needs it",
+			    idx, n);
+		return true;
+	}
+	DMERR_LIMIT("member %u: %d read errors, too many", idx, n);
+	r45_array_fail_member(a, idx);
+	return false;
+}
+
 /* An empty flush: every live member flushes; done when all have. */
 void r45_array_flush(struct r45_array *a, struct bio *bio)
 {
@@ -155,11 +221,15 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 
 		int rm = READ_ONCE(a->recover_member);
 
+		/*
+		 * A member being rebuilt holds its blocks only on rows that are
+		 * in sync (regions need not finish in order).
+		 */
 		r45_map_sector(g, s, &loc);
 		if ((s >> g->chunk_shift) == (last >> g->chunk_shift) &&
 		    !r45_array_member_failed(a, loc.disk) &&
 		    ((int)loc.disk != rm ||
-		     loc.stripe < READ_ONCE(a->recover_row))) {
+		     r45_sync_row_in_sync(a, loc.stripe))) {
 			bio_set_dev(bio, a->members[loc.disk].bdev);
 			bio->bi_iter.bi_sector =
 				a->members[loc.disk].offset + loc.dev_sector;
@@ -167,6 +237,14 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 			info->member = loc.disk;
 			return R45_REMAPPED;
 		}
+	} else if (test_bit(R45_ARRAY_DEAD, &a->flags)) {
+		/*
+		 * More members failed than there is parity: no write can keep
+		 * its stripe right (md fails writes to a failed array).  Fail
+		 * it before its region is marked dirty for nothing.
+		 */
+		bio_io_error(bio);
+		return R45_SUBMITTED;
 	} else if (!r45_sync_write_begin(a, bio)) {
 		return R45_SUBMITTED;	/* queued, or held while recovered */
 	}
@@ -184,20 +262,24 @@ void r45_array_write_done(struct r45_array *a, struct r45_bio_info *info)
 }
 
 /*
- * A read remapped straight to a member failed (any context): the member
- * is failed and the bio (its array-relative iterator restored by the
- * caller) is served again through the stripe cache, degraded.
+ * A read remapped straight to a member failed (any context): the bio
+ * (its array-relative iterator restored by the caller) is served again
+ * through the stripe cache, without failing the member.  There each
+ * member block is read on its own; one that fails again is rebuilt from
+ * the others and written back (r45_array_read_error; md's rule for
+ * reads that bypassed its stripe cache).  @member is the one that failed.
  */
 void r45_array_retry_read(struct r45_array *a, struct bio *bio, int member)
 {
 	unsigned long flags;
 
-	r45_array_fail_member(a, member);
+	pr_debug("raid45: read from member %d failed, served through the stripe cache\n",
+		 member);
 	bio->bi_status = BLK_STS_OK;
 	spin_lock_irqsave(&a->retry_lock, flags);
 	bio_list_add(&a->retry_bios, bio);
 	spin_unlock_irqrestore(&a->retry_lock, flags);
-	queue_work(a->wq, &a->retry_work);
+	queue_work(a->submit_wq, &a->retry_work);
 }
 
 void r45_array_suspend(struct r45_array *a)

@@ -102,7 +102,7 @@ static void queue_writes(struct r45_array *a, struct bio_list *bios)
 	spin_lock_irqsave(&a->write_lock, flags);
 	bio_list_merge(&a->write_queue, bios);
 	spin_unlock_irqrestore(&a->write_lock, flags);
-	queue_work(a->wq, &a->write_work);
+	queue_work(a->submit_wq, &a->write_work);
 }
 
 /* Writes held while their region was recovered may go now. */

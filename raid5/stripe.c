@@ -28,16 +28,16 @@
 
 static struct kmem_cache *r45_piece_cache;
 
-static struct r45_stripe *alloc_stripe(struct r45_array *a)
+static struct r45_stripe *alloc_stripe(struct r45_array *a, gfp_t gfp)
 {
 	unsigned int i, n = a->geom.raid_disks;
 	struct r45_stripe *sh;
 
-	sh = kzalloc(struct_size(sh, dev, n), GFP_NOIO);
+	sh = kzalloc(struct_size(sh, dev, n), gfp);
 	if (!sh)
 		return NULL;
 	/* struct bio ends in a flexible array: not embedded in dev[] */
-	sh->bios = kcalloc(n, sizeof(*sh->bios), GFP_NOIO);
+	sh->bios = kcalloc(n, sizeof(*sh->bios), gfp);
 	if (!sh->bios) {
 		kfree(sh);
 		return NULL;
@@ -46,7 +46,7 @@ static struct r45_stripe *alloc_stripe(struct r45_array *a)
 		struct r45_dev *dev = &sh->dev[i];
 
 		dev->bio = &sh->bios[i];
-		dev->page = alloc_page(GFP_NOIO);
+		dev->page = alloc_page(gfp);
 		if (!dev->page)
 			goto fail;
 		INIT_LIST_HEAD(&dev->reads);
@@ -118,10 +118,17 @@ static struct r45_stripe *find_stripe(struct r45_array *a, sector_t sector)
  * Get a referenced stripe for a member sector: cached, newly allocated
  * while the cache is below its size, or an idle one reused.  Waits when
  * every stripe is busy; never allocates beyond the cache size.
+ *
+ * Forward progress: growing the cache is only tried, never waited for
+ * (no retries in the allocator).  When it fails, an idle stripe is taken
+ * even below the cache size, or the caller sleeps until a stripe comes
+ * back (put_stripe wakes it; the R45_MIN_STRIPES allocated up front are
+ * always in use or idle) and tries to grow again at most every HZ / 10.
  */
 static struct r45_stripe *get_stripe(struct r45_array *a, sector_t sector)
 {
 	struct r45_stripe *sh, *fresh = NULL;
+	bool grow = true;
 
 	spin_lock_irq(&a->lock);
 	for (;;) {
@@ -138,30 +145,32 @@ static struct r45_stripe *get_stripe(struct r45_array *a, sector_t sector)
 			break;
 		}
 		if (!list_empty(&a->idle) &&
-		    a->nr_stripes >= a->max_stripes) {
+		    (a->nr_stripes >= a->max_stripes || !grow)) {
 			sh = list_first_entry(&a->idle, struct r45_stripe, lru);
 			list_del_init(&sh->lru);
 			assign_stripe(a, sh, sector);
 			break;
 		}
-		if (a->nr_stripes < a->max_stripes) {
+		if (grow && a->nr_stripes < a->max_stripes) {
 			a->nr_stripes++;
 			spin_unlock_irq(&a->lock);
-			fresh = alloc_stripe(a);
+			fresh = alloc_stripe(a, GFP_NOIO | __GFP_NORETRY |
+						__GFP_NOWARN);
 			spin_lock_irq(&a->lock);
-			if (!fresh)
+			if (!fresh) {
 				a->nr_stripes--;
-			else
-				continue;
-		}
-		if (!list_empty(&a->idle))
+				grow = false;
+			}
 			continue;
+		}
 		spin_unlock_irq(&a->lock);
 		/* everything is busy: let delayed writes go, then wait */
 		r45_release_delayed(a);
 		wait_event_timeout(a->wait_stripe,
 				   !list_empty(&a->idle) ||
-				   a->nr_stripes < a->max_stripes, HZ / 10);
+				   (grow && a->nr_stripes < a->max_stripes),
+				   HZ / 10);
+		grow = true;
 		spin_lock_irq(&a->lock);
 	}
 	spin_unlock_irq(&a->lock);
@@ -301,18 +310,45 @@ static unsigned int cover_mask(const struct r45_piece *p)
 
 /* ---- member I/O ---- */
 
+/*
+ * md's rules for member I/O errors: a failed write fails the member (its
+ * block now differs from what parity says).  A failed read is first
+ * tried again for that block alone (md's R5_ReadNoMerge: the block layer
+ * merges neighbouring stripes' reads, and one bad sector fails the whole
+ * request); if that fails too, the block is marked, handle_stripe
+ * rebuilds it from the others and writes it back (a disk remaps a sector
+ * it cannot read when it is written), and the glue fails the member only
+ * when read errors pile up.  A write that lands on a block marked so
+ * clears the mark: the read error is repaired.
+ */
 static void member_end_io(struct bio *bio)
 {
 	struct r45_dev *dev = bio->bi_private;
 	struct r45_stripe *sh = dev->sh;
 	struct r45_array *a = sh->a;
 	unsigned int idx = dev - sh->dev;
+	bool read = bio_op(bio) == REQ_OP_READ;
 
 	if (bio->bi_status) {
 		dev->error = 1;
-		r45_array_fail_member(a, idx);
-	} else if (bio_op(bio) == REQ_OP_READ) {
+		if (!read) {
+			a->ops->member_failed(a, idx);
+		} else if (test_and_clear_bit(R45_DEV_READ_RETRY,
+					      &dev->flags)) {
+			if (a->ops->read_error(a, idx))
+				set_bit(R45_DEV_READ_ERROR, &dev->flags);
+		} else {
+			/* read it again, alone */
+			set_bit(R45_DEV_READ_RETRY, &dev->flags);
+		}
+	} else if (read) {
+		clear_bit(R45_DEV_READ_RETRY, &dev->flags);
 		set_bit(R45_DEV_UPTODATE, &dev->flags);
+	} else if (test_and_clear_bit(R45_DEV_READ_ERROR, &dev->flags)) {
+		DMINFO_LIMIT("member %u: read error at sector %llu corrected (%lld so far)",
+			     idx, (unsigned long long)(a->members[idx].offset +
+						       sh->sector),
+			     atomic64_inc_return(&a->read_errors_fixed));
 	}
 	bio_uninit(bio);
 	if (atomic_dec_and_test(&sh->io_pending)) {
@@ -336,9 +372,12 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 		struct r45_dev *dev = &sh->dev[i];
 		struct r45_member *m = &a->members[i];
 		struct bio *bio = dev->bio;
+		blk_opf_t op = opf;
 
+		if (test_bit(R45_DEV_READ_RETRY, &dev->flags))
+			op |= REQ_NOMERGE;
 		dev->error = 0;
-		bio_init(bio, m->bdev, &dev->vec, 1, opf);
+		bio_init(bio, m->bdev, &dev->vec, 1, op);
 		bio->bi_iter.bi_sector = m->offset + sh->sector;
 		__bio_add_page(bio, dev->page, R45_STRIPE_BYTES, 0);
 		bio->bi_end_io = member_end_io;
@@ -353,10 +392,12 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 struct stripe_ctx {
 	unsigned long failed;	/* blocks that cannot be read */
 	unsigned long broken;	/* members failed: never written */
+	unsigned long bad;	/* reads failed: rebuild, then write back */
 	unsigned long uptodate;	/* blocks valid in the cache */
 	unsigned long data;	/* data members of this stripe */
 	unsigned long parity;	/* P (and Q) members */
 	unsigned int nfailed;
+	bool in_sync;		/* parity is known to match the data */
 };
 
 static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
@@ -366,6 +407,7 @@ static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
 	unsigned int i;
 
 	memset(c, 0, sizeof(*c));
+	c->in_sync = a->ops->row_in_sync(a, sh->sector >> a->geom.chunk_shift);
 	for (i = 0; i < a->geom.raid_disks; i++) {
 		if (test_bit(R45_MEMBER_FAILED, &a->members[i].flags)) {
 			c->failed |= BIT(i);
@@ -373,11 +415,17 @@ static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
 		}
 		if (test_bit(R45_DEV_UPTODATE, &sh->dev[i].flags))
 			c->uptodate |= BIT(i);
+		if (test_bit(R45_DEV_READ_ERROR, &sh->dev[i].flags))
+			c->bad |= BIT(i);
 	}
-	/* a member being rebuilt is readable only where rebuilt */
-	if (rm >= 0 && (sh->sector >> a->geom.chunk_shift) >=
-	    READ_ONCE(a->recover_row))
+	/*
+	 * A member being rebuilt holds its blocks only on rows in sync:
+	 * regions are rebuilt in any order, so no row number says it.
+	 */
+	if (rm >= 0 && !c->in_sync)
 		c->failed |= BIT(rm);
+	c->bad &= ~c->broken;
+	c->failed |= c->bad & ~c->uptodate;
 	c->nfailed = hweight_long(c->failed);
 	for (i = 0; i < a->geom.data_disks; i++)
 		c->data |= BIT(sh->map.data[i]);
@@ -532,32 +580,26 @@ static void end_sync(struct r45_stripe *sh, bool ok)
 	clear_bit(R45_STRIPE_SYNC_READING, &sh->state);
 	clear_bit(R45_STRIPE_SYNC_WRITING, &sh->state);
 	clear_bit(R45_STRIPE_SYNC, &sh->state);
-	r45_sync_done(sh->a, ok);
+	sh->a->ops->sync_done(sh->a, ok);
 }
 
 /*
  * Parity of the blocks as read, compared with what the members hold:
  * returns the parity members that differ, with their new blocks already
- * in the cache when fix is set; -ENOMEM if it could not be computed.
+ * in the cache when fix is set.  Computed into the lane's scratch pages
+ * (the lane handles one stripe at a time): no allocation on this path.
  */
-static long verify_parity(struct r45_stripe *sh, bool fix)
+static unsigned long verify_parity(struct r45_stripe *sh, bool fix)
 {
 	struct r45_array *a = sh->a;
 	void *blocks[R45_MAX_DISKS];
-	struct page *tmp[2] = { NULL, NULL };
 	int pm[2] = { sh->map.pd, sh->map.qd };
-	long differ = 0;
+	unsigned long differ = 0;
 	unsigned int i, np = sh->map.qd >= 0 ? 2 : 1;
 
 	block_addrs(sh, blocks);
-	for (i = 0; i < np; i++) {
-		tmp[i] = alloc_page(GFP_NOIO);
-		if (!tmp[i]) {
-			differ = -ENOMEM;
-			goto out;
-		}
-		blocks[pm[i]] = page_address(tmp[i]);
-	}
+	for (i = 0; i < np; i++)
+		blocks[pm[i]] = page_address(sh->lane->scratch[i]);
 	r45_compute_parity(&a->geom, &sh->map, blocks);
 	for (i = 0; i < np; i++) {
 		void *old = page_address(sh->dev[pm[i]].page);
@@ -568,10 +610,6 @@ static long verify_parity(struct r45_stripe *sh, bool fix)
 				memcpy(old, blocks[pm[i]], R45_STRIPE_BYTES);
 		}
 	}
-out:
-	for (i = 0; i < np; i++)
-		if (tmp[i])
-			__free_page(tmp[i]);
 	return differ;
 }
 
@@ -579,14 +617,18 @@ out:
  * The sync action on this stripe, once no write batch is in flight:
  * read every readable block (from the members, not the cache, for
  * check/repair/resync), then verify or fix parity, or rebuild the member
- * being recovered.  Returns true while it waits for member I/O.
+ * being recovered.  Blocks whose read failed are rebuilt from the others
+ * and written back by every action, check included (md's scrub repairs
+ * read errors); a stripe where too many blocks are unreadable is reported
+ * as failed, and no member is failed for it.  Returns true while it
+ * waits for member I/O.
  */
 static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 {
 	struct r45_array *a = sh->a;
-	unsigned long all = BIT(a->geom.raid_disks) - 1, mask;
+	unsigned long all = BIT(a->geom.raid_disks) - 1, mask, unread;
 	int action = sh->sync_action;
-	long differ;
+	unsigned long differ;
 	unsigned int i;
 
 	if (test_bit(R45_STRIPE_SYNC_WRITING, &sh->state)) {
@@ -599,21 +641,22 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 		return false;
 	}
 	if (c->nfailed > a->geom.parity_disks ||
-	    (action != R45_ACT_RECOVER && c->nfailed)) {
+	    (action != R45_ACT_RECOVER && c->broken)) {
 		/* nothing can be verified or rebuilt here */
-		end_sync(sh, action != R45_ACT_RECOVER);
+		end_sync(sh, action != R45_ACT_RECOVER &&
+			 !(c->bad & ~c->uptodate));
 		return false;
 	}
-	if (!test_and_set_bit(R45_STRIPE_SYNC_READING, &sh->state)) {
-		if (action != R45_ACT_RECOVER) {
-			for (i = 0; i < a->geom.raid_disks; i++)
-				clear_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
-			c->uptodate = 0;
-		}
-		if (submit_member_io(sh, all & ~c->failed & ~c->uptodate,
-				     REQ_OP_READ))
-			return true;
+	if (!test_and_set_bit(R45_STRIPE_SYNC_READING, &sh->state) &&
+	    action != R45_ACT_RECOVER) {
+		for (i = 0; i < a->geom.raid_disks; i++)
+			clear_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
+		c->uptodate = 0;
 	}
+	/* the first round reads them all, later ones what is to retry */
+	if (submit_member_io(sh, all & ~c->failed & ~c->uptodate, REQ_OP_READ))
+		return true;
+	unread = c->failed & ~c->uptodate;
 	if (action == R45_ACT_RECOVER) {
 		int rm = READ_ONCE(a->recover_member);
 
@@ -621,22 +664,25 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 			end_sync(sh, true);
 			return false;
 		}
-		if (c->failed & ~c->uptodate &&
-		    rebuild_failed(sh, c, c->failed & ~c->uptodate)) {
+		if (unread && rebuild_failed(sh, c, unread)) {
 			end_sync(sh, false);
 			return false;
 		}
 		mask = BIT(rm);
-	} else {
-		differ = verify_parity(sh, action != R45_ACT_CHECK);
-		if (differ < 0) {
-			end_sync(sh, false);	/* the region is tried again */
+	} else if (unread) {
+		/* unreadable blocks: rebuilt, parity right by construction */
+		if (rebuild_failed(sh, c, unread)) {
+			end_sync(sh, false);
 			return false;
 		}
+		mask = 0;
+	} else {
+		differ = verify_parity(sh, action != R45_ACT_CHECK);
 		if (differ)
 			atomic64_inc(&a->mismatches);
 		mask = action == R45_ACT_CHECK ? 0 : differ;
 	}
+	mask |= c->bad & c->uptodate;
 	/* only the writes' own errors decide whether the step worked */
 	for (i = 0; i < a->geom.raid_disks; i++)
 		sh->dev[i].error = 0;
@@ -652,6 +698,7 @@ static void handle_stripe(struct r45_stripe *sh)
 	struct r45_array *a = sh->a;
 	const struct r45_geom *g = &a->geom;
 	unsigned long touched, full, reading, want, need, missing, mask;
+	unsigned long rewrite;
 	unsigned long all = BIT(g->raid_disks) - 1;
 	struct stripe_ctx c;
 	bool dead, rmw = false;
@@ -679,8 +726,17 @@ static void handle_stripe(struct r45_stripe *sh)
 		unsigned long rcw_need = c.data & ~full;
 		unsigned long rmw_need = touched | c.parity;
 
-		/* read-modify-write only for single parity, all members up */
-		if (g->parity_disks == 1 && !c.nfailed &&
+		/*
+		 * Read-modify-write only for single parity, every block
+		 * readable, and (md's rule: reconstruct-write beyond the
+		 * resync point) only where parity is known to match the data:
+		 * on a row the log calls out of sync (initial sync, after a
+		 * crash, during a rebuild) it would fold stale parity into the
+		 * new one, and a member lost before the resync gets there
+		 * would be rebuilt as garbage.  Reconstruct-write makes the
+		 * stripe's parity right instead.
+		 */
+		if (g->parity_disks == 1 && !c.nfailed && c.in_sync &&
 		    hweight_long(rmw_need & ~c.uptodate) <
 		    hweight_long(rcw_need & ~c.uptodate))
 			rmw = true;
@@ -707,8 +763,17 @@ static void handle_stripe(struct r45_stripe *sh)
 		}
 		serve_reads(sh, &c);
 	}
-	if (!touched)
+	/*
+	 * md's rule for read errors: a block that could not be read and has
+	 * been rebuilt is written back to its member, which remaps the
+	 * sector; member_end_io counts the repair or fails the member.
+	 */
+	rewrite = c.bad & c.uptodate;
+	if (!touched) {
+		if (rewrite)
+			submit_member_io(sh, rewrite, REQ_OP_WRITE);
 		return;
+	}
 
 	apply_batch(sh, touched, rmw);
 	if (rmw)
@@ -718,7 +783,7 @@ static void handle_stripe(struct r45_stripe *sh)
 	else
 		atomic64_inc(&a->stats.rcw);
 	set_bit(R45_STRIPE_WRITING, &sh->state);
-	mask = (touched | c.parity) & ~c.broken;
+	mask = (touched | c.parity | rewrite) & ~c.broken;
 	if (!submit_member_io(sh, mask, REQ_OP_WRITE |
 			      (test_bit(R45_STRIPE_FUA, &sh->state) ? REQ_FUA : 0)))
 		queue_stripe(sh);	/* nothing to write: finish next round */
@@ -780,7 +845,7 @@ static void attach_piece(struct r45_array *a, struct r45_stripe *sh,
 	spin_unlock_irq(&sh->lock);
 
 	if (write && !complete && !test_bit(R45_ARRAY_SUSPENDED, &a->flags) &&
-	    r45_plug_arm(a))
+	    a->ops->plug_arm(a))
 		delay_stripe(sh);
 	else
 		queue_stripe(sh);
@@ -851,10 +916,13 @@ void r45_stripe_module_exit(void)
 	kmem_cache_destroy(r45_piece_cache);
 }
 
-int r45_cache_init(struct r45_array *a, unsigned int nr_stripes)
+/* The glue creates the engine, registering what it reports upward. */
+int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
+		   const struct r45_engine_ops *ops)
 {
 	unsigned int buckets = roundup_pow_of_two(R45_MAX_STRIPES / 4), i;
 
+	a->ops = ops;
 	spin_lock_init(&a->lock);
 	INIT_LIST_HEAD(&a->idle);
 	INIT_LIST_HEAD(&a->delayed);
@@ -885,13 +953,17 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes)
 		spin_lock_init(&lane->lock);
 		INIT_LIST_HEAD(&lane->ready);
 		INIT_WORK(&lane->work, lane_work);
+		lane->scratch[0] = alloc_page(GFP_KERNEL);
+		lane->scratch[1] = alloc_page(GFP_KERNEL);
+		if (!lane->scratch[0] || !lane->scratch[1])
+			goto fail;
 	}
 	a->wq = alloc_workqueue("raid45", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!a->wq)
 		goto fail;
 	/* a few stripes up front guarantee forward progress */
 	for (i = 0; i < R45_MIN_STRIPES; i++) {
-		struct r45_stripe *sh = alloc_stripe(a);
+		struct r45_stripe *sh = alloc_stripe(a, GFP_KERNEL);
 
 		if (!sh)
 			goto fail;
@@ -907,6 +979,7 @@ fail:
 void r45_cache_exit(struct r45_array *a)
 {
 	struct r45_stripe *sh, *tmp;
+	unsigned int i;
 
 	if (a->wq) {
 		r45_release_delayed(a);
@@ -924,6 +997,12 @@ void r45_cache_exit(struct r45_array *a)
 		DMERR("%u stripes still busy at teardown", a->nr_stripes);
 	mempool_destroy(a->piece_pool);
 	a->piece_pool = NULL;
+	for (i = 0; a->lanes && i < a->nr_lanes; i++) {
+		if (a->lanes[i].scratch[0])
+			__free_page(a->lanes[i].scratch[0]);
+		if (a->lanes[i].scratch[1])
+			__free_page(a->lanes[i].scratch[1]);
+	}
 	kfree(a->lanes);
 	a->lanes = NULL;
 	kvfree(a->hash);

@@ -34,6 +34,9 @@ struct r45_dev {
 /* r45_dev.flags */
 enum {
 	R45_DEV_UPTODATE,	/* page holds the member's current block */
+	R45_DEV_READ_RETRY,	/* a read failed: read it again, alone */
+	R45_DEV_READ_ERROR,	/* the member failed to read it: rebuild it
+				 * from the others, then write it back */
 };
 
 struct r45_stripe {
