@@ -358,12 +358,14 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		sz += rs->log->type->status(rs->log, type, result + sz,
 					    maxlen - sz);
 		/*
-		 * [ext] after the spec's words: sync action, mismatches, and
-		 * whether writes are held after a failure (until allow_writes)
+		 * [ext] after the spec's words: sync action, mismatches,
+		 * whether writes are held after a failure (until allow_writes),
+		 * member read errors rebuilt from parity and written back
 		 */
-		DMEMIT(" %s %lld %s", r45_sync_action_name(a),
+		DMEMIT(" %s %lld %s %lld", r45_sync_action_name(a),
 		       atomic64_read(&a->mismatches),
-		       writes_held(rs) ? "held" : "writable");
+		       writes_held(rs) ? "held" : "writable",
+		       atomic64_read(&a->read_errors_fixed));
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),

@@ -182,7 +182,6 @@ struct r45_array {
 	/* member read errors rebuilt and written back (finding 3) */
 	atomic64_t read_errors_fixed;
 
-	struct bio_set flush_bs;	/* member flushes */
 	struct r45_stats stats;
 };
 
@@ -204,7 +203,6 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 		     struct r45_bio_info *info);
 void r45_array_retry_read(struct r45_array *a, struct bio *bio, int member);
 void r45_array_write_done(struct r45_array *a, struct r45_bio_info *info);
-void r45_array_flush(struct r45_array *a, struct bio *bio);
 void r45_array_suspend(struct r45_array *a);
 void r45_array_resume(struct r45_array *a);
 

@@ -75,13 +75,9 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 				       WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!a->submit_wq)
 		goto fail_free;
-	if (bioset_init(&a->flush_bs, 16, 0, 0))
-		goto fail_wq;
 	if (r45_cache_init(a, nr_stripes, &r45_glue_ops))
-		goto fail_flush_bs;
+		goto fail_wq;
 	return a;
-fail_flush_bs:
-	bioset_exit(&a->flush_bs);
 fail_wq:
 	destroy_workqueue(a->submit_wq);
 fail_free:
@@ -97,7 +93,6 @@ void r45_array_destroy(struct r45_array *a)
 	destroy_workqueue(a->submit_wq);
 	r45_cache_exit(a);
 	cancel_work_sync(&a->event_work);
-	bioset_exit(&a->flush_bs);
 	kfree(a);
 }
 
@@ -180,25 +175,6 @@ bool r45_array_read_error(struct r45_array *a, unsigned int idx)
 	DMERR_LIMIT("member %u: %d read errors, too many", idx, n);
 	r45_array_fail_member(a, idx);
 	return false;
-}
-
-/* An empty flush: every live member flushes; done when all have. */
-void r45_array_flush(struct r45_array *a, struct bio *bio)
-{
-	unsigned int i;
-
-	for (i = 0; i < a->geom.raid_disks; i++) {
-		struct bio *child;
-
-		if (r45_array_member_failed(a, i))
-			continue;
-		child = bio_alloc_bioset(a->members[i].bdev, 0,
-					 REQ_OP_WRITE | REQ_PREFLUSH, GFP_NOIO,
-					 &a->flush_bs);
-		bio_chain(child, bio);
-		submit_bio_noacct(child);
-	}
-	bio_endio(bio);
 }
 
 /*

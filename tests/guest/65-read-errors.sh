@@ -84,6 +84,7 @@ h=$(health r45e $N)
 after=$(corrected)
 [ -n "$after" ] && [ "$after" -eq $((${before:-0} + 2)) ] ||
 	die "corrected read errors: before ${before:-none}, after ${after:-none}, expected 2 more"
+[ "$(ext_word r45e 4)" = 2 ] || die "status does not count 2 repaired read errors: $(dmsetup status r45e)"
 medium_errors off
 dd if="/dev/$sd" bs=512 skip=2376 count=16 iflag=direct status=none > /tmp/blk || die "raw read"
 dd if=/tmp/ref bs=512 skip=$((5 * 192 + 128 + 8)) count=16 status=none | cmp - /tmp/blk ||
