@@ -1,12 +1,93 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one place for differences between the kernel series we build for
- * (Debian 12: 6.1 and 6.12).  Everything else uses the r45_* names.
+ * (Debian 12: 6.1 and 6.12; Debian unstable: 7.2).  Everything else uses
+ * the r45_* names.
  */
 #ifndef R45_COMPAT_H
 #define R45_COMPAT_H
 
 #include <linux/version.h>
 #include <linux/blkdev.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/raid/xor.h>
+#include <linux/raid/pq.h>
+
+/*
+ * Parity libraries.  7.1 replaced xor_blocks() (at most MAX_XOR_BLOCKS
+ * sources per call) by xor_gen(), which takes any number of sources;
+ * 7.2 replaced raid6_call.gen_syndrome, raid6_2data_recov and
+ * raid6_datap_recov (function pointers) by raid6_gen_syndrome(),
+ * raid6_recov_2data() and raid6_recov_datap(), and no longer exports
+ * raid6_empty_zero_page.  The 7.2 functions WARN unless: the length is
+ * a non-zero multiple of 512, buffers are 64-byte aligned (recovery:
+ * page aligned and at most PAGE_SIZE), at least 4 raid6 "disks", and the
+ * caller is a task with preemption, interrupts and softirqs enabled.
+ * Our callers meet all of them on every kernel: one page per member
+ * (R45_STRIPE_BYTES == 4096, page_address of whole pages), raid6 with at
+ * least 4 members, parity computed in the lanes' work items outside any
+ * spinlock.
+ */
+static inline void r45_xor(void *dest, void **srcs, unsigned int count,
+			   unsigned int bytes)
+{
+	if (!count)
+		return;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
+	xor_gen(dest, srcs, count, bytes);
+#else
+	while (count) {
+		unsigned int n = min_t(unsigned int, count, MAX_XOR_BLOCKS);
+
+		xor_blocks(n, bytes, dest, srcs);
+		srcs += n;
+		count -= n;
+	}
+#endif
+}
+
+/* P and Q of ptrs[0..disks-3] into ptrs[disks-2] and ptrs[disks-1]. */
+static inline void r45_raid6_gen_syndrome(int disks, size_t bytes,
+					  void **ptrs)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	raid6_gen_syndrome(disks, bytes, ptrs);
+#else
+	raid6_call.gen_syndrome(disks, bytes, ptrs);
+#endif
+}
+
+/* Two data blocks (faila < failb) from the others, P and Q. */
+static inline void r45_raid6_recov_2data(int disks, size_t bytes, int faila,
+					 int failb, void **ptrs)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	raid6_recov_2data(disks, bytes, faila, failb, ptrs);
+#else
+	raid6_2data_recov(disks, bytes, faila, failb, ptrs);
+#endif
+}
+
+/* One data block and P from the other data blocks and Q. */
+static inline void r45_raid6_recov_datap(int disks, size_t bytes, int faila,
+					 void **ptrs)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	raid6_recov_datap(disks, bytes, faila, ptrs);
+#else
+	raid6_datap_recov(disks, bytes, faila, ptrs);
+#endif
+}
+
+/* A page of zeroes for the syndrome slots no member fills (DDF layouts). */
+static inline void *r45_raid6_zero_block(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	return page_address(ZERO_PAGE(0));
+#else
+	return (void *)raid6_empty_zero_page;
+#endif
+}
 
 #endif

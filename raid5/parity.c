@@ -1,24 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parity for one stripe row of R45_STRIPE_BYTES per member, on the
- * kernel's xor (xor_blocks) and raid6 (raid6_call, recovery) libraries.
+ * kernel's xor and raid6 libraries (through the r45_* wrappers of
+ * r45_compat.h, which also states the libraries' rules we keep).
  * blocks[i] is the page address of member i's block.
  */
-#include <linux/raid/xor.h>
-#include <linux/raid/pq.h>
 #include <linux/string.h>
 #include <linux/errno.h>
+#include "r45_compat.h"
 #include "r45_array.h"
 
 void r45_xor_into(void *dest, void **srcs, unsigned int count)
 {
-	while (count) {
-		unsigned int n = min_t(unsigned int, count, MAX_XOR_BLOCKS);
-
-		xor_blocks(n, R45_STRIPE_BYTES, dest, srcs);
-		srcs += n;
-		count -= n;
-	}
+	r45_xor(dest, srcs, count, R45_STRIPE_BYTES);
 }
 
 /* dest = xor of every member block except dest's own and the skipped. */
@@ -44,7 +38,7 @@ static unsigned int r6_ptrs(const struct r45_geom *g,
 	unsigned int i, d = m->ddf ? g->raid_disks : g->data_disks;
 
 	for (i = 0; i < d; i++)
-		ptrs[i] = (void *)raid6_empty_zero_page;
+		ptrs[i] = r45_raid6_zero_block();
 	for (i = 0; i < g->raid_disks; i++)
 		if (m->qslot[i] >= 0)
 			ptrs[m->qslot[i]] = blocks[i];
@@ -59,7 +53,7 @@ static void gen_syndrome(const struct r45_geom *g,
 	void *ptrs[R45_MAX_DISKS + 2];
 	unsigned int n = r6_ptrs(g, m, blocks, ptrs);
 
-	raid6_call.gen_syndrome(n, R45_STRIPE_BYTES, ptrs);
+	r45_raid6_gen_syndrome(n, R45_STRIPE_BYTES, ptrs);
 }
 
 void r45_compute_parity(const struct r45_geom *g,
@@ -114,13 +108,13 @@ int r45_reconstruct(const struct r45_geom *g,
 	}
 	n = r6_ptrs(g, m, blocks, ptrs);
 	if (fb == (int)m->pd) {
-		raid6_datap_recov(n, R45_STRIPE_BYTES, m->qslot[fa], ptrs);
+		r45_raid6_recov_datap(n, R45_STRIPE_BYTES, m->qslot[fa], ptrs);
 	} else {
 		int sa = m->qslot[fa], sb = m->qslot[fb];
 
 		if (sa > sb)
 			swap(sa, sb);
-		raid6_2data_recov(n, R45_STRIPE_BYTES, sa, sb, ptrs);
+		r45_raid6_recov_2data(n, R45_STRIPE_BYTES, sa, sb, ptrs);
 	}
 	return 0;
 }

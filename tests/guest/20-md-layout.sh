@@ -4,17 +4,15 @@
 # offset; data written through raid45 reads back identical through md,
 # and md's own check finds no parity mismatch.
 #   R45_LAYOUT_TYPES / R45_LAYOUT_CHUNKS / R45_LAYOUT_DISKS override the matrix.
-# To keep CI short the two kernels split the matrix (the layout code is the
-# same on both): every type, member count and chunk size runs on each, and
-# every combination of the three on one of them, alternately (6.12 the
-# even ones, 6.1 the odd ones).  R45_LAYOUT_ALL=1 runs every combination.
+# To keep CI short the three kernels of make check split the matrix (the
+# layout code is the same on all): every type, member count and chunk size
+# runs on each, and every combination of the three on one of them
+# (lib.sh on_this_kernel).  R45_LAYOUT_ALL=1 runs every combination.
 . "$(dirname "$0")/lib.sh"
 load_module
 modprobe raid456 || die "no md raid456"
 types=${R45_LAYOUT_TYPES:-"raid4 raid5_la raid5_ra raid5_ls raid5_rs raid6_zr raid6_nr raid6_nc"}
 chunks=${R45_LAYOUT_CHUNKS:-"8 64 1024"}
-share=0
-case $(uname -r) in 6.1.*) share=1 ;; esac
 # member counts: RAID4/5 3 4 5 8, RAID6 4 5 6 8
 disks5=${R45_LAYOUT_DISKS:-"3 4 5 8"}
 disks6=${R45_LAYOUT_DISKS:-"4 5 6 8"}
@@ -46,17 +44,21 @@ md_wait_idle() {
 }
 
 combos=0
-idx=0
+ti=0
 for type in $types; do
 	disks=$disks5
 	case $type in raid6*) disks=$disks6 ;; esac
+	ti=$((ti + 1))
+	ni=0
 	for n in $disks; do
 		pd=1
 		case $type in raid6*) pd=2 ;; esac
+		ni=$((ni + 1))
 		[ "$n" -lt $((pd + 2)) ] && continue
+		ci=0
 		for chunk in $chunks; do
-			idx=$((idx + 1))
-			[ "${R45_LAYOUT_ALL:-0}" = 1 ] || [ $((idx % 2)) = $share ] || continue
+			ci=$((ci + 1))
+			[ "${R45_LAYOUT_ALL:-0}" = 1 ] || on_this_kernel $ti $ni $ci || continue
 			devs=()
 			for i in $(seq 0 $((n - 1))); do devs+=("/dev/ram$i"); done
 			# shellcheck disable=SC2046

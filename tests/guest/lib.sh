@@ -161,3 +161,26 @@ wrap_member() {
 		dmsetup create "$name" --table "0 $sz linear $dev 0" || die "cannot wrap $dev"
 	fi
 }
+
+# Matrices split between the kernels that scripts/check boots (the code
+# under test is the same on all of them): each combination runs on one
+# kernel, and each kernel runs every value of every dimension.
+# split_slot prints this kernel's slot (6.12 0, 6.1 1, newer 2) out of
+# SPLIT_KERNELS.  on_this_kernel <i> <j>... is true when the sum of the
+# combination's indices (0-based, one per dimension) falls on this slot:
+# with as many values per dimension as kernels or more, every value of
+# each dimension is met on every kernel.  R45_SPLIT_ALL=1 runs everything.
+SPLIT_KERNELS=3
+split_slot() {
+	case $(uname -r) in
+	6.12.*) echo 0 ;;
+	6.1.*) echo 1 ;;
+	*) echo 2 ;;
+	esac
+}
+on_this_kernel() {
+	local s=0 i
+	[ "${R45_SPLIT_ALL:-0}" = 1 ] && return 0
+	for i in "$@"; do s=$((s + i)); done
+	[ $((s % SPLIT_KERNELS)) = "$(split_slot)" ]
+}
