@@ -70,6 +70,26 @@ static void raid45_event(void *ctx)
 	dm_table_event(rs->ti->table);
 }
 
+/*
+ * The disk log's flush callback: dm-log calls it before it writes bits
+ * it cleaned (regions whose writes finished, regions resync or rebuild
+ * made consistent) and, if it fails, calls every region dirty instead.
+ * Every member's cache is flushed first, so the writes a clean bit
+ * stands for are on stable storage before the bit is (md's rule: flush
+ * members before the log calls a region clean; see
+ * r45_array_flush_members()).  The log exists before the array: until
+ * the array is there nothing was written through it, nothing to flush.
+ * The core log never calls this (its flush does no I/O).
+ */
+static int raid45_log_flush(struct dm_target *ti)
+{
+	struct raid45 *rs = ti->private;
+
+	if (!rs || !rs->array)
+		return 0;
+	return r45_array_flush_members(rs->array);
+}
+
 static int create_log(struct raid45 *rs, char **error)
 {
 	struct r45_table *t = &rs->t;
@@ -94,7 +114,11 @@ static int create_log(struct raid45 *rs, char **error)
 		args[i] = t->log_argv[i];
 	if (sync != R45_SYNC_DEFAULT)
 		args[n++] = sync ? "sync" : "nosync";
-	rs->log = dm_dirty_log_create(t->log_type, rs->ti, NULL, n, args);
+	/* the flush callback finds rs through ti->private (ctr sets it
+	 * again at its end); rs->array is NULL until the array exists */
+	rs->ti->private = rs;
+	rs->log = dm_dirty_log_create(t->log_type, rs->ti, raid45_log_flush,
+				      n, args);
 	if (!rs->log) {
 		*error = "Error creating dirty log";
 		return -EINVAL;

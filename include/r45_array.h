@@ -16,6 +16,7 @@
 #include <linux/mempool.h>
 #include <linux/blkdev.h>
 #include <linux/mutex.h>
+#include <linux/completion.h>
 #include <linux/dm-dirty-log.h>
 #include "r45_layout.h"
 
@@ -182,6 +183,10 @@ struct r45_array {
 	/* member read errors rebuilt and written back (finding 3) */
 	atomic64_t read_errors_fixed;
 
+	/* r45_array_flush_members(): the dirty log's flush callback */
+	struct bio *member_flush_bios;	/* one per member */
+	atomic_t members_flushing;
+	struct completion members_flushed;
 	struct r45_stats stats;
 };
 
@@ -203,6 +208,7 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 		     struct r45_bio_info *info);
 void r45_array_retry_read(struct r45_array *a, struct bio *bio, int member);
 void r45_array_write_done(struct r45_array *a, struct r45_bio_info *info);
+int r45_array_flush_members(struct r45_array *a);
 void r45_array_suspend(struct r45_array *a);
 void r45_array_resume(struct r45_array *a);
 

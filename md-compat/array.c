@@ -63,7 +63,12 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 	INIT_WORK(&a->retry_work, r45_retry_work);
 	for (i = 0; i < R45_MAX_DISKS; i++)
 		a->members[i].read_errors_at = jiffies;
+	init_completion(&a->members_flushed);
 	r45_plug_init(a);
+	a->member_flush_bios = kcalloc(geom->raid_disks, sizeof(struct bio),
+				       GFP_KERNEL);
+	if (!a->member_flush_bios)
+		goto fail_free;
 	/*
 	 * Forward progress: retry_work (and sync.c's write_work) wait in
 	 * get_stripe for stripes that the lanes free.  On the lanes' own WQ_MEM_RECLAIM queue it could
@@ -81,6 +86,7 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 fail_wq:
 	destroy_workqueue(a->submit_wq);
 fail_free:
+	kfree(a->member_flush_bios);
 	kfree(a);
 	return NULL;
 }
@@ -93,6 +99,7 @@ void r45_array_destroy(struct r45_array *a)
 	destroy_workqueue(a->submit_wq);
 	r45_cache_exit(a);
 	cancel_work_sync(&a->event_work);
+	kfree(a->member_flush_bios);
 	kfree(a);
 }
 
@@ -175,6 +182,74 @@ bool r45_array_read_error(struct r45_array *a, unsigned int idx)
 	DMERR_LIMIT("member %u: %d read errors, too many", idx, n);
 	r45_array_fail_member(a, idx);
 	return false;
+}
+
+static void member_flush_end_io(struct bio *bio)
+{
+	struct r45_array *a = bio->bi_private;
+
+	if (atomic_dec_and_test(&a->members_flushing))
+		complete(&a->members_flushed);
+}
+
+/*
+ * Flush the volatile write cache of every live member and wait for all
+ * of them.  The dm dirty log calls this (through the target's flush
+ * callback) before it writes bits it has cleaned: a region is marked
+ * clean (or, after resync/rebuild, in sync) only when every write to it
+ * has completed, and with this flush every one of those writes is on
+ * stable storage before the log device can hold the clean bit.  That is
+ * md's rule for its write-intent bitmap: bits are cleared by a bitmap
+ * write that carries REQ_PREFLUSH on every member (md_super_write), so
+ * a bit never reads clean while the writes it covered can still be lost
+ * from a disk's cache; after a power loss every region whose stripes
+ * may be torn is still dirty and gets resynced.
+ *
+ * The log's flushes are serialized (under rh_mutex, or the destructor
+ * alone), so one bio per member, allocated with the array, is enough:
+ * nothing is allocated here, nothing can fail but the flushes.
+ * A member whose flush fails is failed, as md fails a member whose
+ * superblock/bitmap write fails, and -EIO is returned: dm-log then
+ * calls every region dirty on the log device and cleans none for the
+ * rest of this activation (so the next one resyncs everything).
+ */
+int r45_array_flush_members(struct r45_array *a)
+{
+	unsigned int i, n = a->geom.raid_disks;
+	unsigned long sent = 0;
+	int r = 0;
+
+	atomic_set(&a->members_flushing, 1);
+	reinit_completion(&a->members_flushed);
+	for (i = 0; i < n; i++) {
+		struct bio *bio = &a->member_flush_bios[i];
+
+		if (r45_array_member_failed(a, i))
+			continue;
+		bio_init(bio, a->members[i].bdev, NULL, 0,
+			 REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC);
+		bio->bi_end_io = member_flush_end_io;
+		bio->bi_private = a;
+		__set_bit(i, &sent);
+		atomic_inc(&a->members_flushing);
+		submit_bio(bio);
+	}
+	if (atomic_dec_and_test(&a->members_flushing))
+		complete(&a->members_flushed);
+	wait_for_completion_io(&a->members_flushed);
+
+	for_each_set_bit(i, &sent, n) {
+		struct bio *bio = &a->member_flush_bios[i];
+
+		if (bio->bi_status) {
+			DMERR_LIMIT("member %u: flush failed (error %d) before the dirty log cleaned regions",
+				    i, blk_status_to_errno(bio->bi_status));
+			r45_array_fail_member(a, i);
+			r = -EIO;
+		}
+		bio_uninit(bio);
+	}
+	return r;
 }
 
 /*
