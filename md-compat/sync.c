@@ -660,7 +660,8 @@ static enum r45_next sync_next(struct r45_array *a, int *action,
 
 		if (a->throttle_spent && bw < 100)
 			until += a->throttle_spent * (100 - bw) / bw;
-		if (time_before(jiffies, until)) {
+		if (a->throttle_spent && bw < 100 &&
+		    time_before(jiffies, until)) {
 			*timeout = min_t(long, until - jiffies,
 					 R45_THROTTLE_SLICE);
 		} else {

@@ -7,6 +7,7 @@ killed.
     sync-watch.py NAME NR_MEMBERS
 """
 import fcntl
+import os
 import struct
 import sys
 import time
@@ -24,23 +25,28 @@ def status(ctl, name):
     buf = bytearray(hdr + bytes(size - HDR.size))
     fcntl.ioctl(ctl, (3 << 30) | (HDR.size << 16) | (DM_IOCTL << 8) | STATUS,
                 buf)
-    start = HDR.unpack_from(buf)[4]
-    text = buf[start + SPEC.size:]
-    return text[:text.index(0)].decode()
+    # the reply: a dm_target_spec, then the status text
+    text = bytes(buf[HDR.size + SPEC.size:])
+    return text[:text.index(0)].decode(errors="replace")
 
 
 def main():
     name, members = sys.argv[1], int(sys.argv[2])
     t0 = time.monotonic()
     last = None
-    with open("/dev/mapper/control", "rb") as ctl:
-        while True:
-            words = status(ctl, name).split()
-            sc = words[members + 3]
-            if sc != last:
-                print("%.3f %s" % (time.monotonic() - t0, sc), flush=True)
-                last = sc
-            time.sleep(0.02)
+    ctl = os.open("/dev/mapper/control", os.O_RDWR)
+    while True:
+        text = status(ctl, name)
+        words = text.split()
+        if len(words) <= members + 3 or "/" not in words[members + 3]:
+            print("sync-watch: unexpected status %r" % text, file=sys.stderr)
+            time.sleep(0.2)
+            continue
+        sc = words[members + 3]
+        if sc != last:
+            print("%.3f %s" % (time.monotonic() - t0, sc), flush=True)
+            last = sc
+        time.sleep(0.02)
 
 
 main()
