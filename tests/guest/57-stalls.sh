@@ -60,7 +60,6 @@ msg frozen
 sleep "$hold"
 phase "idle"
 msg idle
-sleep 1
 phase "bandwidth set 1"
 msg bandwidth set 1
 sleep "$hold"
@@ -68,12 +67,11 @@ phase "bandwidth set 100"
 msg bandwidth set 100
 # (without the fix the throttle still holds its region: frozen and idle
 # cut that wait, so that the test ends either way)
-sleep 1
 phase "frozen, idle"
 msg frozen
 msg idle
 phase "stripe cache resizes and idle"
-end=$(echo "$(now) + $hold" | bc)
+end=$(echo "$(now) + $hold * 2 / 3" | bc)
 sizes=(8 1024 16 256 8 512)
 i=0
 while [ "$(echo "$(now) < $end" | bc)" = 1 ]; do

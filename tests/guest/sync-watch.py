@@ -15,7 +15,7 @@ import time
 DM_IOCTL = 0xFD
 HDR = struct.Struct("=3I I I I i I I I Q 128s 129s 7s")  # struct dm_ioctl
 SPEC = struct.Struct("=Q Q i I 16s")  # struct dm_target_spec
-STATUS = 7
+STATUS = 12  # DM_TABLE_STATUS_CMD
 
 
 def status(ctl, name):
