@@ -604,11 +604,10 @@ static enum r45_step log_step(struct r45_array *a, int action,
 	if (ok)
 		a->sync_retries = 0;
 	/*
-	 * Rows below recover_row are rebuilt: it moves only over a region
-	 * that joins them (regions can finish out of order when one was cut).
+	 * recover_row assumes regions finish in order; its readers move to
+	 * r45_sync_row_in_sync(), which asks the log region by region.
 	 */
-	if (ok && action == R45_ACT_RECOVER &&
-	    first <= a->recover_row && last + 1 > a->recover_row)
+	if (ok && action == R45_ACT_RECOVER && last + 1 > a->recover_row)
 		WRITE_ONCE(a->recover_row, last + 1);
 	dm_rh_recovery_end(reg, ok);
 	/* mark it (not) in sync, let its held writes go, free the slot */
