@@ -87,8 +87,10 @@ kill -INT $fiopid
 wait $fiopid
 kill $watchpid
 
-worst=$(jq '.jobs[0].write.lat_ns.max' /tmp/st.json)
-ios=$(jq '.jobs[0].write.total_ios' /tmp/st.json)
+# fio may put a line of its own ("fio: terminating on signal 2") first
+sed -n '/^{/,$p' /tmp/st.json >/tmp/st.clean.json
+worst=$(jq '.jobs[0].write.lat_ns.max' /tmp/st.clean.json)
+ios=$(jq '.jobs[0].write.total_ios' /tmp/st.clean.json)
 [ "${ios:-0}" -gt 100 ] || die "fio wrote too little ($ios writes)"
 echo "the five slowest writes (completion ms after fio start, latency ms):"
 sort -t, -k2 -n -r /tmp/st_lat.1.log | head -5 |
