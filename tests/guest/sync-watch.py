@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Watch a raid45 device's in-sync region count through the status ioctl
 (every 20 ms; a dmsetup exec costs 0.1-0.2 s in a TCG guest) and print
-"<seconds since start> <in_sync>/<regions>" whenever it changes, until
+"<unix time, seconds> <in_sync>/<regions>" whenever it changes, until
 killed.
 
     sync-watch.py NAME NR_MEMBERS
@@ -32,7 +32,6 @@ def status(ctl, name):
 
 def main():
     name, members = sys.argv[1], int(sys.argv[2])
-    t0 = time.monotonic()
     last = None
     ctl = os.open("/dev/mapper/control", os.O_RDWR)
     while True:
@@ -44,7 +43,7 @@ def main():
             continue
         sc = words[members + 3]
         if sc != last:
-            print("%.3f %s" % (time.monotonic() - t0, sc), flush=True)
+            print("%.3f %s" % (time.time(), sc), flush=True)
             last = sc
         time.sleep(0.02)
 
