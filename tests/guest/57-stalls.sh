@@ -11,7 +11,7 @@
 # (a region held across a freeze, or across the bandwidth throttle).
 . "$(dirname "$0")/lib.sh"
 load_module
-MIB=640
+MIB=800
 make_ramdisks 4 $MIB	# zeroed: the resync reads, computes, writes nothing
 RS=131072		# 64 MiB regions
 per_dev=$(((MIB - 1) * 2048))
