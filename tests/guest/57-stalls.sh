@@ -89,12 +89,16 @@ left=$(done_regions)
 phase "done: $left/$nr regions in sync"
 kill -INT $fiopid
 wait $fiopid
+sleep 0.1
+phase "fio stopped"
 kill $watchpid
 
 # a region's own sync time: the longest interval between two regions
-# marked in sync, both inside a window at 100 % with nothing frozen
+# marked in sync, both inside a window at 100 % with nothing frozen (the
+# resizes go on at 100 % until fio has stopped)
 T=$(awk -v OFS=' ' '
-	FNR == NR { if ($2 == "measure:" || $2 == "resizes:") { s = $1; open = 1 }
+	FNR == NR { if ($2 == "done:") next
+		    if ($2 == "measure:" || $2 == "resizes:") { s = $1; open = 1 }
 		    else if (open) { w[++n] = s " " $1; open = 0 }
 		    next }
 	{ for (i = 1; i <= n; i++) { split(w[i], b, " ")
