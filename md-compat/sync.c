@@ -689,12 +689,15 @@ static bool step_ended(struct r45_array *a, int action, unsigned int seq,
 	a->stepping = false;
 	if (a->action_seq == seq) {
 		/*
-		 * While the application does I/O (any within R45_APP_ACTIVE),
-		 * leave it its share of the time, after the step: no region
-		 * is held while the thread waits.
+		 * While the application does I/O (any since shortly before
+		 * the step began: writes held in the region arrive early and
+		 * then wait, so "the last R45_APP_ACTIVE" would miss an
+		 * application that the step itself blocked), leave it its
+		 * share of the time, after the step: no region is held while
+		 * the thread waits.
 		 */
-		if (time_before(jiffies,
-				READ_ONCE(a->app_io_at) + R45_APP_ACTIVE)) {
+		if (time_after(READ_ONCE(a->app_io_at),
+			       start - R45_APP_ACTIVE)) {
 			a->throttle_from = jiffies;
 			a->throttle_spent = jiffies - start + 1;
 		}
