@@ -384,12 +384,15 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		/*
 		 * [ext] after the spec's words: sync action, mismatches,
 		 * whether writes are held after a failure (until allow_writes),
-		 * member read errors rebuilt from parity and written back
+		 * member read errors rebuilt from parity and written back, and
+		 * regions out of sync while a member is failed: their data is
+		 * not protected (md's dirty-degraded array)
 		 */
-		DMEMIT(" %s %lld %s %lld", r45_sync_action_name(a),
+		DMEMIT(" %s %lld %s %lld %llu", r45_sync_action_name(a),
 		       atomic64_read(&a->mismatches),
 		       writes_held(rs) ? "held" : "writable",
-		       atomic64_read(&a->read_errors_fixed));
+		       atomic64_read(&a->read_errors_fixed),
+		       (unsigned long long)r45_sync_unprotected_regions(a));
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),

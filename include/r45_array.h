@@ -147,19 +147,26 @@ struct r45_array {
 	region_t nr_regions;
 	sector_t region_size;
 	bool log_in_memory;		/* its flush does no I/O */
+	bool log_failed;		/* a log flush failed once */
+	struct workqueue_struct *log_wq; /* write_work, rh_work: not the
+					  * lanes' queue (see sync.c) */
 	spinlock_t write_lock;
 	struct bio_list write_queue;	/* writes to count, then submit */
 	struct work_struct write_work;
 	struct task_struct *sync_thread;
-	wait_queue_head_t sync_wait;
-	int action;			/* enum r45_action */
-	int requested;			/* action asked for by a message */
-	bool frozen;
-	bool paused;
+	wait_queue_head_t sync_wait;	/* state changes, sync stripes done */
+	/* the sync driver's state machine (sync.c): under sync_lock */
+	spinlock_t sync_lock;
+	int sync_state;			/* enum r45_sync_state (sync.c) */
+	int sync_action;		/* enum r45_action: running or pending */
+	unsigned int action_seq;	/* bumped whenever an action starts */
+	unsigned int sync_gen;		/* bumped on every state change */
+	bool stepping;			/* the thread is inside a step */
+	unsigned long throttle_from;	/* jiffies: the last step ended */
+	unsigned long throttle_spent;	/* it took this long; 0: no throttle */
+	/* (end of sync_lock) */
 	bool recovery_open;		/* region hash recovery started */
-	bool sync_busy;			/* thread is inside a pass step */
 	int recover_member;		/* being rebuilt, or -1 */
-	u64 recover_row;		/* rows below are rebuilt */
 	u64 check_row;
 	unsigned long sync_steps;	/* regions worked on by this action */
 	unsigned int sync_retries;	/* passes restarted without progress */
@@ -172,9 +179,9 @@ struct r45_array {
 
 	/*
 	 * Bypass reads that failed, served again through the cache.  This
-	 * work and write_work run on submit_wq, not on the lanes' queue:
-	 * they may wait in get_stripe for stripes that only the lanes on
-	 * a->wq can free (md-compat/array.c).
+	 * work runs on submit_wq, not on the lanes' queue: it may wait in
+	 * get_stripe for stripes that only the lanes on a->wq can free
+	 * (md-compat/array.c; sync.c's write_work has log_wq).
 	 */
 	spinlock_t retry_lock;
 	struct bio_list retry_bios;
@@ -225,6 +232,7 @@ bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
 bool r45_sync_row_in_sync(struct r45_array *a, u64 row);
+region_t r45_sync_unprotected_regions(struct r45_array *a);
 
 /* md-compat/plug.c */
 void r45_plug_init(struct r45_array *a);

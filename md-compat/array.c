@@ -70,11 +70,12 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 	if (!a->member_flush_bios)
 		goto fail_free;
 	/*
-	 * Forward progress: retry_work (and sync.c's write_work) wait in
-	 * get_stripe for stripes that the lanes free.  On the lanes' own WQ_MEM_RECLAIM queue it could
+	 * Forward progress: retry_work waits in get_stripe for stripes that
+	 * the lanes free.  On the lanes' own WQ_MEM_RECLAIM queue it could
 	 * hold that queue's rescuer (the one worker guaranteed under memory
 	 * pressure) while the lanes it waits for sit behind it; its own
 	 * queue has its own rescuer, and the lanes never wait for it.
+	 * (sync.c's write_work has a queue of its own for the same reason.)
 	 */
 	a->submit_wq = alloc_workqueue("raid45_submit",
 				       WQ_UNBOUND | WQ_MEM_RECLAIM, 0);

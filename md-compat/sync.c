@@ -7,11 +7,70 @@
  * any member, and clean again once its writes are done).  A kernel thread
  * walks the regions the log reports out of sync (resync, or rebuild of
  * one member) through the region hash's recovery interface, which holds
- * writes to the region being recovered, and the whole array for
- * check/repair.  The work on each stripe is done by the stripe state
- * machine; this file only decides which stripes, how fast and when.
+ * writes to the region being recovered; check and repair walk the whole
+ * array by stripe rows without holding any write (the stripe state
+ * machine orders a row's sync after the writes queued on it).  The work
+ * on each stripe is done by the stripe state machine; this file only
+ * decides which stripes, how fast and when.
+ *
+ * THE STATE MACHINE.  The driver's state (sync_state, sync_action,
+ * action_seq, stepping, the throttle) changes only under a->sync_lock.
+ * The thread is the only one that works; the control functions (messages,
+ * suspend, resume, reload, teardown) only change the state, bump
+ * sync_gen and wake the thread, and wait for it where they must.
+ *
+ *   SUSPENDED         new, or suspended: no step starts; the region
+ *                     hash's recovery gate is closed.
+ *   SUSPENDED_FROZEN  the same, and frozen by message: resumes FROZEN.
+ *   IDLE              resumed, nothing to do.
+ *   RUNNING           resumed: the thread works sync_action, step by
+ *                     step (a step: one region of resync/rebuild, or a
+ *                     batch of rows of check/repair), throttled between
+ *                     steps to the recovery bandwidth.
+ *   FROZEN            resumed, frozen by message: no step starts;
+ *                     sync_action is kept and goes on when unfrozen.
+ *   EXIT              the thread ends (the table is destroyed).
+ *
+ *   r45_sync_init                        -> SUSPENDED
+ *   resume    SUSPENDED        -> RUNNING (sync_action pending, or regions
+ *                                 out of sync that can be worked) or IDLE
+ *             SUSPENDED_FROZEN -> FROZEN
+ *   suspend   IDLE, RUNNING    -> SUSPENDED
+ *             FROZEN           -> SUSPENDED_FROZEN
+ *             then waits for the step in progress: it stops at its next
+ *             stripe row and ends its region not in sync (worked again
+ *             after the resume: the log's resume restarts its scan).
+ *   "frozen"  IDLE, RUNNING, FROZEN -> FROZEN; SUSPENDED* -> SUSPENDED_FROZEN.
+ *             A step in progress is finished (at most one region).
+ *   "idle"    FROZEN           -> RUNNING (resync/rebuild go on) or IDLE
+ *             SUSPENDED_FROZEN -> SUSPENDED
+ *             and a check or repair (running or pending) is abandoned:
+ *             RUNNING check/repair -> IDLE after its current row.
+ *   "check", "repair", "resync", "recover" (resync and recover both
+ *             mean: work the regions out of sync, rebuilding the member
+ *             being initialised if there is one)
+ *             IDLE, FROZEN     -> RUNNING with that action
+ *             SUSPENDED*       -> SUSPENDED with that action pending
+ *             refused (-EBUSY) while RUNNING, and a check/repair while
+ *             a resync/rebuild is pending (md too resyncs first).
+ *   thread    RUNNING, the action is complete -> IDLE, with an event
+ *             RUNNING, a resync that lost a member, or a rebuild whose
+ *             target failed -> IDLE, with an event; the regions it had
+ *             not finished stay out of sync (see unprotected below)
+ *   teardown  any              -> EXIT
+ *
+ * THE RULE THAT KEEPS WRITES MOVING (md never blocks a write for longer
+ * than the resync of the window it is in).  A region prepared for
+ * recovery (writes to it wait in the region hash from then on) is always
+ * worked to its end, or abandoned, within the same step: no wait for a
+ * state change (freeze, unfreeze, suspend) and no bandwidth throttle
+ * ever happens while a region is prepared.  The throttle sleeps between
+ * steps, with no region held.  The resync takes at most a quarter of the
+ * stripe cache, so a cache shrunk under it still serves the writes.  So
+ * a write waits at most for the region it falls in to be synced once.
  */
 #include <linux/kthread.h>
+#include <linux/sched.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/device-mapper.h>
@@ -24,6 +83,26 @@
 #define R45_CLEAN_DELAY		(HZ / 20)
 /* application I/O this recent makes resync and rebuild yield to it */
 #define R45_APP_ACTIVE		(HZ / 10)
+/* a throttle wait looks at the bandwidth again this often */
+#define R45_THROTTLE_SLICE	(HZ / 10)
+/* rows of check/repair per step */
+#define R45_SCAN_ROWS		16
+
+enum r45_sync_state {
+	R45_SYNC_SUSPENDED,
+	R45_SYNC_SUSPENDED_FROZEN,
+	R45_SYNC_IDLE,
+	R45_SYNC_RUNNING,
+	R45_SYNC_FROZEN,
+	R45_SYNC_EXIT,
+};
+
+/* What a step came to. */
+enum r45_step {
+	R45_STEP_AGAIN,		/* more to do */
+	R45_STEP_DONE,		/* the action is complete */
+	R45_STEP_STOPPED,	/* the action cannot go on: it ends */
+};
 
 static const char *const action_names[] = {
 	[R45_ACT_IDLE] = "idle",
@@ -38,7 +117,7 @@ static u64 nr_rows(struct r45_array *a)
 	return a->geom.dev_sectors >> a->geom.chunk_shift;
 }
 
-/* ---- region hash callbacks ---- */
+/* ---- region hash callbacks and the write path ---- */
 
 /*
  * Count a write in its region (marking the region dirty in the log) or
@@ -65,9 +144,38 @@ static bool count_write(struct r45_array *a, struct bio *bio)
 }
 
 /*
+ * The log could not be flushed: the marks these writes depend on may not
+ * be on the log device, so after a crash their regions could be taken
+ * for clean with parity never made to match.  A write is never let
+ * through unlogged (md's rule: the bitmap is written before the data it
+ * covers); they fail, as dm-raid1's do.  Their end_io uncounts them.
+ */
+static void fail_unlogged(struct r45_array *a, struct bio_list *bios, int r)
+{
+	unsigned int n = 0;
+	struct bio *bio;
+
+	while ((bio = bio_list_pop(bios))) {
+		bio_io_error(bio);
+		n++;
+	}
+	DMERR_LIMIT("dirty log flush failed (%d): %u writes failed rather than written unlogged",
+		    r, n);
+	if (!a->log_failed) {
+		a->log_failed = true;
+		r45_array_event(a);
+	}
+}
+
+/*
  * Writes queued for the worker: counted and marked as a batch, the log
  * flushed once (the flush may be I/O, which must not be waited for in
  * the submitter's context), then handed to the stripes.
+ *
+ * It runs on its own WQ_MEM_RECLAIM queue (log_wq), never on the lanes'
+ * queue: r45_make_request() can wait in get_stripe for stripes that only
+ * the lanes free, and a lane item queued behind it on a queue down to
+ * its rescuer would never run.  Nothing on log_wq waits for log_wq.
  */
 static void write_work(struct work_struct *work)
 {
@@ -75,6 +183,7 @@ static void write_work(struct work_struct *work)
 	struct bio_list list, go;
 	struct blk_plug plug;
 	struct bio *bio;
+	int r;
 
 	spin_lock_irq(&a->write_lock);
 	list = a->write_queue;
@@ -87,8 +196,12 @@ static void write_work(struct work_struct *work)
 	while ((bio = bio_list_pop(&list)))
 		if (count_write(a, bio))
 			bio_list_add(&go, bio);
-	dm_rh_flush(a->rh);
+	r = dm_rh_flush(a->rh);
 	mutex_unlock(&a->rh_mutex);
+	if (r) {
+		fail_unlogged(a, &go, r);
+		return;
+	}
 	blk_start_plug(&plug);
 	while ((bio = bio_list_pop(&go)))
 		r45_make_request(a, bio);
@@ -102,7 +215,7 @@ static void queue_writes(struct r45_array *a, struct bio_list *bios)
 	spin_lock_irqsave(&a->write_lock, flags);
 	bio_list_merge(&a->write_queue, bios);
 	spin_unlock_irqrestore(&a->write_lock, flags);
-	queue_work(a->submit_wq, &a->write_work);
+	queue_work(a->log_wq, &a->write_work);
 }
 
 /* Writes held while their region was recovered may go now. */
@@ -123,7 +236,7 @@ static void rh_wakeup(void *context)
 	struct r45_array *a = context;
 
 	/* a short delay lets a region written again stay dirty meanwhile */
-	queue_delayed_work(a->wq, &a->rh_work, R45_CLEAN_DELAY);
+	queue_delayed_work(a->log_wq, &a->rh_work, R45_CLEAN_DELAY);
 	rh_progress(a);
 }
 
@@ -149,23 +262,31 @@ static void rh_work(struct work_struct *work)
 
 void r45_sync_flush_log(struct r45_array *a)
 {
+	int r;
+
 	flush_delayed_work(&a->rh_work);
 	mutex_lock(&a->rh_mutex);
 	dm_rh_update_states(a->rh, 1);
-	dm_rh_flush(a->rh);
+	r = dm_rh_flush(a->rh);
 	mutex_unlock(&a->rh_mutex);
+	if (r)
+		DMERR("dirty log flush failed (%d): regions may be resynced needlessly at the next activation",
+		      r);
 }
 
 /*
  * Before a write reaches the stripes its region must be marked dirty in
- * the log, and the log flushed.  The core log's flush does no I/O: its
- * writes are counted right here.  Any other log's flush writes to its
- * device, so those writes go through write_work.  Returns false if the
- * bio was queued or held; it is handed to the stripes later.
+ * the log, and the log flushed (md: the bitmap bit is on disk before the
+ * data write is issued).  The core log's flush does no I/O: its writes
+ * are counted right here.  Any other log's flush writes to its device,
+ * so those writes go through write_work.  Returns false if the bio was
+ * queued, held or failed; a queued or held one is handed to the stripes
+ * later.
  */
 bool r45_sync_write_begin(struct r45_array *a, struct bio *bio)
 {
 	bool go;
+	int r;
 
 	if (!a->log_in_memory) {
 		struct bio_list list;
@@ -177,8 +298,16 @@ bool r45_sync_write_begin(struct r45_array *a, struct bio *bio)
 	}
 	mutex_lock(&a->rh_mutex);
 	go = count_write(a, bio);
-	dm_rh_flush(a->rh);
+	r = dm_rh_flush(a->rh);
 	mutex_unlock(&a->rh_mutex);
+	if (r && go) {
+		struct bio_list list;
+
+		bio_list_init(&list);
+		bio_list_add(&list, bio);
+		fail_unlogged(a, &list, r);
+		return false;
+	}
 	return go;
 }
 
@@ -206,63 +335,166 @@ bool r45_sync_row_in_sync(struct r45_array *a, u64 row)
 	return true;
 }
 
-/* ---- the thread ---- */
+/*
+ * Regions whose data is not protected: with a member failed and no
+ * rebuild going on, a region the log calls out of sync never got parity
+ * that matches its data (the resync could not compute it against the
+ * dead member), so a block of the failed member in it cannot be rebuilt.
+ * md keeps such an array dirty-degraded; we keep these regions out of
+ * sync and count them here.  Zero when the array is protected.
+ */
+region_t r45_sync_unprotected_regions(struct r45_array *a)
+{
+	if (!a->log || READ_ONCE(a->recover_member) >= 0 ||
+	    !r45_array_nr_failed(a))
+		return 0;
+	return a->nr_regions - a->log->type->get_sync_count(a->log);
+}
+
+/* ---- state machine helpers (sync_lock) ---- */
+
+/* A state change: the thread and every waiter look again. */
+static void state_changed(struct r45_array *a)
+{
+	lockdep_assert_held(&a->sync_lock);
+	a->sync_gen++;
+}
+
+static bool sync_suspended(int state)
+{
+	return state == R45_SYNC_SUSPENDED ||
+	       state == R45_SYNC_SUSPENDED_FROZEN;
+}
+
+static bool is_scan(int action)
+{
+	return action == R45_ACT_CHECK || action == R45_ACT_REPAIR;
+}
+
+/* A new action: sync_lock held. */
+static void start_action(struct r45_array *a, int action)
+{
+	a->sync_action = action;
+	a->action_seq++;
+	a->throttle_spent = 0;
+	if (is_scan(action)) {
+		a->check_row = 0;
+		atomic64_set(&a->mismatches, 0);
+	}
+}
+
+/*
+ * The resync or rebuild that the log's out-of-sync regions call for, or
+ * IDLE: a resync needs every member (it computes parity from all of
+ * them); a rebuild needs its target alive.  Not under sync_lock (the
+ * log's count is read without it; it only moves while steps run).
+ */
+static int needed_action(struct r45_array *a)
+{
+	int rm = READ_ONCE(a->recover_member);
+
+	if (a->log->type->get_sync_count(a->log) >= a->nr_regions)
+		return R45_ACT_IDLE;
+	if (rm >= 0)
+		return r45_array_member_failed(a, rm) ? R45_ACT_IDLE :
+							R45_ACT_RECOVER;
+	return r45_array_nr_failed(a) ? R45_ACT_IDLE : R45_ACT_RESYNC;
+}
+
+/* Leaving a frozen or suspended state: what runs now.  sync_lock held. */
+static void go_on(struct r45_array *a, int needed)
+{
+	if (a->sync_action == R45_ACT_IDLE && needed != R45_ACT_IDLE)
+		start_action(a, needed);
+	a->sync_state = a->sync_action == R45_ACT_IDLE ? R45_SYNC_IDLE :
+							 R45_SYNC_RUNNING;
+}
+
+/*
+ * A step in progress stops early, between stripe rows, only when the
+ * array suspends or goes away, or its action was abandoned ("idle" on a
+ * check/repair).  A freeze lets it finish.
+ */
+static bool step_cut(struct r45_array *a, unsigned int seq)
+{
+	bool cut;
+
+	spin_lock_irq(&a->sync_lock);
+	cut = sync_suspended(a->sync_state) ||
+	      a->sync_state == R45_SYNC_EXIT || a->action_seq != seq;
+	spin_unlock_irq(&a->sync_lock);
+	return cut;
+}
+
+static bool sync_stepping(struct r45_array *a)
+{
+	bool busy;
+
+	spin_lock_irq(&a->sync_lock);
+	busy = a->stepping;
+	spin_unlock_irq(&a->sync_lock);
+	return busy;
+}
+
+static bool sync_gen_moved(struct r45_array *a, unsigned int gen)
+{
+	bool moved;
+
+	spin_lock_irq(&a->sync_lock);
+	moved = a->sync_gen != gen;
+	spin_unlock_irq(&a->sync_lock);
+	return moved;
+}
+
+/* ---- the work ---- */
 
 void r45_sync_done(struct r45_array *a, bool ok)
 {
 	if (!ok)
 		atomic_inc(&a->sync_errors);
-	if (atomic_dec_and_test(&a->sync_in_flight) ||
-	    atomic_read(&a->sync_in_flight) < (int)a->recovery_stripes)
-		wake_up_all(&a->sync_wait);
+	atomic_dec(&a->sync_in_flight);
+	wake_up_all(&a->sync_wait);
 }
 
-/* A step in progress stops early only for a pause (suspend) or exit. */
-static bool sync_interrupted(struct r45_array *a)
+/*
+ * Sync stripes in flight: the table's #recovery_stripes, but never more
+ * than a quarter of the stripe cache, so that the application keeps
+ * stripes when the cache is shrunk under a resync (md's resync too
+ * leaves most of the cache to normal I/O).
+ */
+static int sync_window(struct r45_array *a)
 {
-	return kthread_should_stop() || READ_ONCE(a->paused);
+	unsigned int cache = READ_ONCE(a->max_stripes) / 4;
+
+	return max(min(a->recovery_stripes, cache), 1U);
 }
 
-/* Between steps the thread also stops for a freeze. */
-static bool sync_stop(struct r45_array *a)
-{
-	return sync_interrupted(a) || READ_ONCE(a->frozen);
-}
-
-/* Sync every stripe of rows [first, last]; false if interrupted/failed. */
-static bool sync_rows(struct r45_array *a, u64 first, u64 last, int action)
+/*
+ * Sync every stripe of rows [first, last] with no wait other than for
+ * the stripes themselves; false if cut short (suspend, abandoned) or a
+ * stripe failed.
+ */
+static bool sync_rows(struct r45_array *a, u64 first, u64 last, int action,
+		      unsigned int seq)
 {
 	unsigned int chunk = a->geom.chunk_sectors;
-	u64 row;
 	unsigned int off;
-	unsigned long start = jiffies;
+	u64 row;
 
 	atomic_set(&a->sync_errors, 0);
 	for (row = first; row <= last; row++) {
+		if (step_cut(a, seq))
+			break;
 		for (off = 0; off < chunk; off += R45_STRIPE_SECTORS) {
 			wait_event(a->sync_wait,
 				   atomic_read(&a->sync_in_flight) <
-				   (int)a->recovery_stripes);
+				   sync_window(a));
 			atomic_inc(&a->sync_in_flight);
 			r45_sync_stripe(a, (row << a->geom.chunk_shift) + off,
 					action);
 		}
-		if (sync_interrupted(a))
-			break;
 	}
 	wait_event(a->sync_wait, !atomic_read(&a->sync_in_flight));
-
-	/*
-	 * While the application does I/O (any within R45_APP_ACTIVE), leave
-	 * it its share of the time; a pause or freeze cuts the wait short.
-	 */
-	if (a->bandwidth < 100 &&
-	    time_before(jiffies, READ_ONCE(a->app_io_at) + R45_APP_ACTIVE)) {
-		unsigned long spent = jiffies - start + 1;
-
-		wait_event_timeout(a->sync_wait, sync_stop(a),
-				   spent * (100 - a->bandwidth) / a->bandwidth);
-	}
 	return row > last && !atomic_read(&a->sync_errors);
 }
 
@@ -277,151 +509,283 @@ static void region_rows(struct r45_array *a, region_t region, u64 *first,
 	*last = min(div64_u64(end, row_sectors), nr_rows(a) - 1);
 }
 
-/* The action is complete: an event, unless there was nothing to do. */
-static void finish_action(struct r45_array *a)
+/*
+ * The region made ready for recovery, once its writes in flight are
+ * done; NULL when no region is in recovery.  Waits only for those writes
+ * (they complete on their own), never for a state change.
+ */
+static struct dm_region *wait_quiesced(struct r45_array *a)
 {
-	bool worked = a->sync_steps || a->action == R45_ACT_CHECK ||
-		      a->action == R45_ACT_REPAIR;
+	for (;;) {
+		int seen = atomic_read(&a->rh_events);
+		struct dm_region *reg = dm_rh_recovery_start(a->rh);
 
-	if (a->action == R45_ACT_RESYNC || a->action == R45_ACT_RECOVER)
-		DMINFO("%s finished: %lu of %llu regions worked on",
-		       action_names[a->action], a->sync_steps,
-		       (unsigned long long)a->nr_regions);
-	else if (worked)
-		DMINFO("%s finished", action_names[a->action]);
-	if (a->action == R45_ACT_RECOVER)
-		WRITE_ONCE(a->recover_member, -1);
-	a->action = R45_ACT_IDLE;
-	a->sync_steps = 0;
-	if (worked)
-		r45_array_event(a);
+		if (reg || !dm_rh_recovery_in_flight(a->rh))
+			return reg;
+		/* a region is quiescing: its last write wakes us */
+		wait_event_timeout(a->rh_wait,
+				   atomic_read(&a->rh_events) != seen, HZ / 20);
+	}
 }
 
 /*
  * The log's scan reached the end, but regions it handed out came back
- * unsynced (a pause cut them, or an error).  The core log's resume does
+ * unsynced (a suspend cut them, or an error).  The core log's resume does
  * nothing but restart the scan: go round again while that helps.  Else
  * stop until the next resume (which restarts any log's scan).
  */
-static bool pass_left_regions(struct r45_array *a)
+static enum r45_step pass_left_regions(struct r45_array *a, int action)
 {
 	if (a->log_in_memory && a->sync_retries++ < 3) {
+		mutex_lock(&a->rh_mutex);
 		a->log->type->resume(a->log);
-		return true;
+		mutex_unlock(&a->rh_mutex);
+		return R45_STEP_AGAIN;
 	}
 	DMERR("%s stopped with %llu regions out of sync; they are tried again after the next resume",
-	      action_names[a->action], (unsigned long long)(a->nr_regions -
+	      action_names[action], (unsigned long long)(a->nr_regions -
 	      a->log->type->get_sync_count(a->log)));
-	a->action = R45_ACT_IDLE;
-	a->sync_steps = 0;
-	a->sync_retries = 0;
-	r45_array_event(a);
-	return true;
+	return R45_STEP_STOPPED;
 }
 
-/* One step of resync/recover: one region.  Returns false when done. */
-static bool log_step(struct r45_array *a)
+/*
+ * Can this resync or rebuild go on?  A resync computes parity from every
+ * member: with one failed it cannot make a region consistent, and it
+ * must not call one in sync (md stops its resync on a member failure
+ * and keeps the array dirty-degraded).  A rebuild whose target failed
+ * has nowhere to write.
+ */
+static bool sync_possible(struct r45_array *a, int action)
 {
-	int seen = atomic_read(&a->rh_events);
+	int rm = READ_ONCE(a->recover_member);
+
+	if (action == R45_ACT_RECOVER)
+		return rm >= 0 && !r45_array_member_failed(a, rm);
+	return !r45_array_nr_failed(a);
+}
+
+/*
+ * One step of resync/rebuild: one region, from prepare to end.  Once
+ * prepared (writes to it held) the region is worked at once and ended,
+ * in sync or not, before the step returns.
+ */
+static enum r45_step log_step(struct r45_array *a, int action,
+			      unsigned int seq)
+{
 	struct dm_region *reg;
 	u64 first, last;
 	bool ok;
 
+	if (a->log->type->get_sync_count(a->log) >= a->nr_regions)
+		return R45_STEP_DONE;
+	if (!sync_possible(a, action)) {
+		DMERR("%s stopped: %s; %llu regions stay out of sync",
+		      action_names[action], action == R45_ACT_RECOVER ?
+		      "the member being rebuilt failed" : "a member failed",
+		      (unsigned long long)(a->nr_regions -
+		      a->log->type->get_sync_count(a->log)));
+		return R45_STEP_STOPPED;
+	}
 	mutex_lock(&a->rh_mutex);
 	dm_rh_recovery_prepare(a->rh);
 	mutex_unlock(&a->rh_mutex);
-	reg = dm_rh_recovery_start(a->rh);
+	reg = wait_quiesced(a);
 	if (!reg) {
-		if (dm_rh_recovery_in_flight(a->rh)) {
-			/* a region is quiescing: its last write wakes us */
-			wait_event_timeout(a->rh_wait, sync_stop(a) ||
-					   atomic_read(&a->rh_events) != seen,
-					   HZ / 20);
-			return true;
-		}
 		if (a->log->type->get_sync_count(a->log) >= a->nr_regions)
-			return false;
-		return pass_left_regions(a);
+			return R45_STEP_DONE;
+		return pass_left_regions(a, action);
 	}
 	region_rows(a, dm_rh_get_region_key(reg), &first, &last);
 	a->sync_steps++;
-	ok = sync_rows(a, first, last, a->action);
+	ok = sync_rows(a, first, last, action, seq);
+	/* a member lost meanwhile: the region is not made consistent */
+	if (ok && !sync_possible(a, action))
+		ok = false;
 	if (ok)
 		a->sync_retries = 0;
-	if (ok && a->action == R45_ACT_RECOVER &&
-	    last + 1 > READ_ONCE(a->recover_row))
-		WRITE_ONCE(a->recover_row, last + 1);
 	dm_rh_recovery_end(reg, ok);
-	/* mark it in sync and free the recovery slot for the next region */
+	/* mark it (not) in sync, let its held writes go, free the slot */
 	update_states(a);
-	return true;
+	return R45_STEP_AGAIN;
 }
 
-/* One step of check/repair: a batch of rows.  False when done. */
-static bool scan_step(struct r45_array *a)
+/* One step of check/repair: a batch of rows. */
+static enum r45_step scan_step(struct r45_array *a, int action,
+			       unsigned int seq)
 {
-	u64 rows = nr_rows(a), last;
+	u64 rows = nr_rows(a), first = a->check_row, last;
 
-	if (a->check_row >= rows)
-		return false;
-	last = min(a->check_row + 15, rows - 1);
-	if (sync_rows(a, a->check_row, last, a->action))
-		a->check_row = last + 1;
-	return true;
+	if (first >= rows)
+		return R45_STEP_DONE;
+	last = min(first + R45_SCAN_ROWS - 1, rows - 1);
+	if (sync_rows(a, first, last, action, seq)) {
+		spin_lock_irq(&a->sync_lock);
+		if (a->action_seq == seq)
+			a->check_row = last + 1;
+		spin_unlock_irq(&a->sync_lock);
+	}
+	return R45_STEP_AGAIN;
 }
 
-static bool sync_wanted(struct r45_array *a)
+/* ---- the thread ---- */
+
+enum r45_next { R45_NEXT_STEP, R45_NEXT_WAIT, R45_NEXT_EXIT };
+
+/*
+ * What the thread does next; on R45_NEXT_STEP it is inside a step
+ * (stepping) with the action and its seq.  *timeout: how long to wait
+ * before looking again (a throttle), or MAX_SCHEDULE_TIMEOUT.
+ */
+static enum r45_next sync_next(struct r45_array *a, int *action,
+			       unsigned int *seq, unsigned int *gen,
+			       long *timeout)
 {
-	return kthread_should_stop() ||
-	       (!READ_ONCE(a->paused) && !READ_ONCE(a->frozen) &&
-		(a->action != R45_ACT_IDLE ||
-		 READ_ONCE(a->requested) != R45_ACT_IDLE));
+	enum r45_next next = R45_NEXT_WAIT;
+
+	*timeout = MAX_SCHEDULE_TIMEOUT;
+	spin_lock_irq(&a->sync_lock);
+	*gen = a->sync_gen;
+	if (a->sync_state == R45_SYNC_EXIT) {
+		next = R45_NEXT_EXIT;
+	} else if (a->sync_state == R45_SYNC_RUNNING) {
+		unsigned int bw = READ_ONCE(a->bandwidth);
+		unsigned long until = a->throttle_from;
+
+		if (a->throttle_spent && bw < 100)
+			until += a->throttle_spent * (100 - bw) / bw;
+		if (a->throttle_spent && bw < 100 &&
+		    time_before(jiffies, until)) {
+			*timeout = min_t(long, until - jiffies,
+					 R45_THROTTLE_SLICE);
+		} else {
+			a->throttle_spent = 0;
+			a->stepping = true;
+			*action = a->sync_action;
+			*seq = a->action_seq;
+			next = R45_NEXT_STEP;
+		}
+	}
+	spin_unlock_irq(&a->sync_lock);
+	return next;
+}
+
+/*
+ * A step ended.  If its action is still the current one: remember what
+ * the throttle needs, and end the action when it is complete or stopped.
+ * Returns true if an event is due.
+ */
+static bool step_ended(struct r45_array *a, int action, unsigned int seq,
+		       enum r45_step res, unsigned long start)
+{
+	bool event = false;
+
+	spin_lock_irq(&a->sync_lock);
+	a->stepping = false;
+	if (a->action_seq == seq) {
+		/*
+		 * While the application does I/O (any since shortly before
+		 * the step began: writes held in the region arrive early and
+		 * then wait, so "the last R45_APP_ACTIVE" would miss an
+		 * application that the step itself blocked), leave it its
+		 * share of the time, after the step: no region is held while
+		 * the thread waits.
+		 */
+		if (time_after(READ_ONCE(a->app_io_at),
+			       start - R45_APP_ACTIVE)) {
+			a->throttle_from = jiffies;
+			a->throttle_spent = jiffies - start + 1;
+		}
+		if (res != R45_STEP_AGAIN) {
+			event = res == R45_STEP_STOPPED || a->sync_steps ||
+				is_scan(action);
+			if (res == R45_STEP_DONE &&
+			    (action == R45_ACT_RESYNC ||
+			     action == R45_ACT_RECOVER))
+				DMINFO("%s finished: %lu of %llu regions worked on",
+				       action_names[action], a->sync_steps,
+				       (unsigned long long)a->nr_regions);
+			else if (res == R45_STEP_DONE && event)
+				DMINFO("%s finished", action_names[action]);
+			if (res == R45_STEP_DONE && action == R45_ACT_RECOVER)
+				WRITE_ONCE(a->recover_member, -1);
+			a->sync_action = R45_ACT_IDLE;
+			a->action_seq++;
+			if (a->sync_state == R45_SYNC_RUNNING)
+				a->sync_state = R45_SYNC_IDLE;
+		}
+	}
+	state_changed(a);
+	spin_unlock_irq(&a->sync_lock);
+	wake_up_all(&a->sync_wait);
+	return event;
 }
 
 static int sync_thread(void *data)
 {
 	struct r45_array *a = data;
 
-	while (!kthread_should_stop()) {
-		bool more;
+	unsigned int last_seq = 0;
 
-		wait_event_interruptible(a->sync_wait, sync_wanted(a));
-		if (kthread_should_stop())
-			break;
-		/* busy first, then look: a pause sees one or the other */
-		WRITE_ONCE(a->sync_busy, true);
-		smp_mb();
-		if (READ_ONCE(a->paused) || READ_ONCE(a->frozen)) {
-			WRITE_ONCE(a->sync_busy, false);
-			wake_up_all(&a->sync_wait);
+	for (;;) {
+		unsigned int seq = 0, gen;
+		int action = R45_ACT_IDLE;
+		enum r45_step res;
+		unsigned long start;
+		long timeout;
+
+		switch (sync_next(a, &action, &seq, &gen, &timeout)) {
+		case R45_NEXT_EXIT:
+			return 0;
+		case R45_NEXT_WAIT:
+			wait_event_idle_timeout(a->sync_wait,
+						sync_gen_moved(a, gen),
+						timeout);
 			continue;
+		case R45_NEXT_STEP:
+			break;
 		}
-		if (a->action == R45_ACT_IDLE) {
-			a->action = xchg(&a->requested, R45_ACT_IDLE);
-			a->check_row = 0;
-			if (a->action == R45_ACT_CHECK ||
-			    a->action == R45_ACT_REPAIR)
-				atomic64_set(&a->mismatches, 0);
+		/* the step counters are the thread's: reset for a new action */
+		if (seq != last_seq) {
+			a->sync_steps = 0;
+			a->sync_retries = 0;
+			last_seq = seq;
 		}
-		if (a->action == R45_ACT_CHECK || a->action == R45_ACT_REPAIR)
-			more = scan_step(a);
-		else if (a->action != R45_ACT_IDLE)
-			more = log_step(a);
+		start = jiffies;
+		if (is_scan(action))
+			res = scan_step(a, action, seq);
 		else
-			more = true;
-		if (!more)
-			finish_action(a);
-		WRITE_ONCE(a->sync_busy, false);
-		wake_up_all(&a->sync_wait);
+			res = log_step(a, action, seq);
+		if (step_ended(a, action, seq, res, start))
+			r45_array_event(a);
 	}
-	return 0;
 }
 
 /* ---- control ---- */
 
+/* The thread leaves its loop at once: only EXIT does that. */
+static void stop_thread(struct r45_array *a)
+{
+	spin_lock_irq(&a->sync_lock);
+	a->sync_state = R45_SYNC_EXIT;
+	state_changed(a);
+	spin_unlock_irq(&a->sync_lock);
+	wake_up_all(&a->sync_wait);
+	wake_up_all(&a->rh_wait);
+	kthread_stop(a->sync_thread);
+	a->sync_thread = NULL;
+}
+
+/*
+ * The log becomes the array's (its region hash destroys it) only when
+ * this returns 0; on an error nothing of it was touched and the caller
+ * still owns it, and everything this created is gone again.
+ */
 int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 		  sector_t region_size, region_t nr_regions, int recover_member)
 {
+	struct dm_region_hash *rh;
+	int r;
+
 	mutex_init(&a->rh_mutex);
 	INIT_DELAYED_WORK(&a->rh_work, rh_work);
 	init_waitqueue_head(&a->rh_wait);
@@ -429,44 +793,47 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 	spin_lock_init(&a->write_lock);
 	bio_list_init(&a->write_queue);
 	init_waitqueue_head(&a->sync_wait);
+	spin_lock_init(&a->sync_lock);
+	a->sync_state = R45_SYNC_SUSPENDED;	/* until the first resume */
+	a->sync_action = R45_ACT_IDLE;
 	a->recover_member = recover_member;
-	a->recover_row = 0;
 	a->app_io_at = jiffies - R45_APP_ACTIVE - 1;	/* none yet */
 	a->region_size = region_size;
 	a->nr_regions = nr_regions;
-	a->rh = dm_region_hash_create(a, rh_dispatch, rh_wakeup,
-				      rh_wakeup_recovery, 0, 1, log,
-				      region_size, nr_regions);
-	if (IS_ERR(a->rh)) {
-		int r = PTR_ERR(a->rh);
-
-		a->rh = NULL;
-		return r;
-	}
-	a->log = log;
 	a->log_in_memory = !strcmp(log->type->name, "core");
-	/* out-of-sync regions are worked off from the start */
-	a->action = recover_member >= 0 ? R45_ACT_RECOVER : R45_ACT_RESYNC;
-	a->paused = true;	/* until the first resume */
+
+	a->log_wq = alloc_workqueue("raid45_log", WQ_MEM_RECLAIM, 0);
+	if (!a->log_wq)
+		return -ENOMEM;
+	/* it waits in SUSPENDED: it touches no region hash before a resume */
 	a->sync_thread = kthread_run(sync_thread, a, "raid45_sync");
 	if (IS_ERR(a->sync_thread)) {
-		int r = PTR_ERR(a->sync_thread);
-
+		r = PTR_ERR(a->sync_thread);
 		a->sync_thread = NULL;
-		dm_region_hash_destroy(a->rh);
-		a->rh = NULL;
-		a->log = NULL;
-		return r;
+		goto fail_wq;
 	}
+	rh = dm_region_hash_create(a, rh_dispatch, rh_wakeup,
+				   rh_wakeup_recovery, 0, 1, log,
+				   region_size, nr_regions);
+	if (IS_ERR(rh)) {
+		r = PTR_ERR(rh);
+		goto fail_thread;
+	}
+	a->rh = rh;
+	a->log = log;
 	return 0;
+fail_thread:
+	stop_thread(a);
+fail_wq:
+	destroy_workqueue(a->log_wq);
+	a->log_wq = NULL;
+	return r;
 }
 
 void r45_sync_exit(struct r45_array *a)
 {
-	if (a->sync_thread) {
-		kthread_stop(a->sync_thread);
-		a->sync_thread = NULL;
-	}
+	if (a->sync_thread)
+		stop_thread(a);
 	if (a->rh) {
 		flush_work(&a->write_work);
 		flush_delayed_work(&a->rh_work);
@@ -475,12 +842,17 @@ void r45_sync_exit(struct r45_array *a)
 		a->rh = NULL;
 		a->log = NULL;
 	}
+	if (a->log_wq) {
+		destroy_workqueue(a->log_wq);
+		a->log_wq = NULL;
+	}
 }
 
 /*
  * A reload of the same array: what the old one had synced or rebuilt
  * stays so, and a rebuild continues at its row.  Both arrays are
- * suspended: neither sync thread is in a step.
+ * suspended: neither thread is in a step.  A freeze is not carried
+ * over: the new table's resume starts what is needed.
  */
 void r45_sync_takeover(struct r45_array *a, struct r45_array *old)
 {
@@ -494,46 +866,43 @@ void r45_sync_takeover(struct r45_array *a, struct r45_array *old)
 		if (!log->type->in_sync(log, r, 1) &&
 		    olog->type->in_sync(olog, r, 1))
 			log->type->set_region_sync(log, r, 1);
-	a->recover_member = old->recover_member;
-	a->recover_row = old->recover_row;
-	if (a->recover_member < 0 && a->action == R45_ACT_RECOVER)
-		a->action = R45_ACT_RESYNC;
+	WRITE_ONCE(a->recover_member, READ_ONCE(old->recover_member));
 	atomic64_set(&a->mismatches, atomic64_read(&old->mismatches));
 }
 
 /*
- * With the thread idle, a region may still have been made ready for
- * recovery (its writes quiescing) without being started: end it unworked,
- * once quiet, so that it stays out of sync and its held writes go; the
- * recovery gate cannot close while it is pending.
+ * With no step running, a region may still have been made ready for
+ * recovery without being started (not by us: a step always ends its
+ * own): end it unworked, once quiet, so that it stays out of sync and
+ * its held writes go; the recovery gate cannot close while it is
+ * pending.
  */
 static void abandon_recovery(struct r45_array *a)
 {
-	while (dm_rh_recovery_in_flight(a->rh)) {
-		int seen = atomic_read(&a->rh_events);
-		struct dm_region *reg = dm_rh_recovery_start(a->rh);
+	struct dm_region *reg;
 
-		if (reg) {
-			dm_rh_recovery_end(reg, 0);
-			update_states(a);
-			continue;
-		}
-		wait_event_timeout(a->rh_wait,
-				   atomic_read(&a->rh_events) != seen, HZ / 20);
+	while ((reg = wait_quiesced(a))) {
+		dm_rh_recovery_end(reg, 0);
+		update_states(a);
 	}
 }
 
 /*
- * Stop between steps (a region in recovery is ended, not in sync) and
- * close the region hash's recovery gate.
+ * Suspend: no step starts, the one in progress stops at its next row
+ * (its region ended not in sync), and the region hash's recovery gate
+ * closes.
  */
 void r45_sync_pause(struct r45_array *a)
 {
-	WRITE_ONCE(a->paused, true);
-	smp_mb();
+	spin_lock_irq(&a->sync_lock);
+	if (a->sync_state == R45_SYNC_FROZEN)
+		a->sync_state = R45_SYNC_SUSPENDED_FROZEN;
+	else if (!sync_suspended(a->sync_state))
+		a->sync_state = R45_SYNC_SUSPENDED;
+	state_changed(a);
+	spin_unlock_irq(&a->sync_lock);
 	wake_up_all(&a->sync_wait);
-	wake_up_all(&a->rh_wait);
-	wait_event(a->sync_wait, !READ_ONCE(a->sync_busy));
+	wait_event(a->sync_wait, !sync_stepping(a));
 	if (a->recovery_open) {
 		abandon_recovery(a);
 		r45_sync_flush_log(a);
@@ -542,63 +911,91 @@ void r45_sync_pause(struct r45_array *a)
 	}
 }
 
+/*
+ * Resume: the gate opens, and a resync or rebuild that stopped short
+ * goes on (the log's own resume restarted its scan).
+ */
 void r45_sync_unpause(struct r45_array *a)
 {
-	/*
-	 * A resync or rebuild that stopped short goes on (the log's scan
-	 * was restarted by its resume).
-	 */
-	if (a->action == R45_ACT_IDLE &&
-	    a->log->type->get_sync_count(a->log) < a->nr_regions)
-		a->action = a->recover_member >= 0 ? R45_ACT_RECOVER :
-						     R45_ACT_RESYNC;
+	int needed = needed_action(a);
+
 	if (!a->recovery_open) {
 		dm_rh_start_recovery(a->rh);
 		a->recovery_open = true;
 	}
-	WRITE_ONCE(a->paused, false);
+	spin_lock_irq(&a->sync_lock);
+	if (a->sync_state == R45_SYNC_SUSPENDED_FROZEN)
+		a->sync_state = R45_SYNC_FROZEN;
+	else if (a->sync_state == R45_SYNC_SUSPENDED)
+		go_on(a, needed);
+	state_changed(a);
+	spin_unlock_irq(&a->sync_lock);
 	wake_up_all(&a->sync_wait);
 }
 
 /* md's sync_action words: check repair idle frozen resync recover */
-int r45_sync_request(struct r45_array *a, const char *action)
+int r45_sync_request(struct r45_array *a, const char *word)
 {
-	if (!strcmp(action, "frozen")) {
-		WRITE_ONCE(a->frozen, true);
-		wake_up_all(&a->sync_wait);	/* cuts a throttle wait */
-		return 0;
-	}
-	if (!strcmp(action, "idle")) {
-		WRITE_ONCE(a->frozen, false);
-		/* an interrupted check/repair is abandoned */
-		if (a->action == R45_ACT_CHECK || a->action == R45_ACT_REPAIR) {
-			WRITE_ONCE(a->frozen, true);
-			wait_event(a->sync_wait, !READ_ONCE(a->sync_busy));
-			a->action = R45_ACT_IDLE;
-			WRITE_ONCE(a->frozen, false);
-		}
-		wake_up_all(&a->sync_wait);
-		return 0;
-	}
-	if (a->action != R45_ACT_IDLE && !READ_ONCE(a->frozen))
-		return -EBUSY;
-	if (!strcmp(action, "check"))
-		WRITE_ONCE(a->requested, R45_ACT_CHECK);
-	else if (!strcmp(action, "repair"))
-		WRITE_ONCE(a->requested, R45_ACT_REPAIR);
-	else if (!strcmp(action, "resync") || !strcmp(action, "recover"))
-		WRITE_ONCE(a->requested, READ_ONCE(a->recover_member) >= 0 ?
-			   R45_ACT_RECOVER : R45_ACT_RESYNC);
+	int needed = needed_action(a), want, r = 0;
+	bool suspended;
+
+	if (!strcmp(word, "check"))
+		want = R45_ACT_CHECK;
+	else if (!strcmp(word, "repair"))
+		want = R45_ACT_REPAIR;
+	else if (!strcmp(word, "resync") || !strcmp(word, "recover"))
+		want = READ_ONCE(a->recover_member) >= 0 ? R45_ACT_RECOVER :
+							   R45_ACT_RESYNC;
+	else if (!strcmp(word, "idle") || !strcmp(word, "frozen"))
+		want = -1;
 	else
 		return -EINVAL;
-	WRITE_ONCE(a->frozen, false);
+
+	spin_lock_irq(&a->sync_lock);
+	suspended = sync_suspended(a->sync_state);
+	if (a->sync_state == R45_SYNC_EXIT) {
+		r = -ENODEV;
+	} else if (!strcmp(word, "frozen")) {
+		a->sync_state = suspended ? R45_SYNC_SUSPENDED_FROZEN :
+					    R45_SYNC_FROZEN;
+	} else if (!strcmp(word, "idle")) {
+		/* an interrupted or waiting check/repair is abandoned */
+		if (is_scan(a->sync_action)) {
+			a->sync_action = R45_ACT_IDLE;
+			a->action_seq++;
+		}
+		if (suspended)
+			a->sync_state = R45_SYNC_SUSPENDED;
+		else
+			go_on(a, needed);
+	} else if (a->sync_state == R45_SYNC_RUNNING ||
+		   (is_scan(want) && a->sync_action != R45_ACT_IDLE &&
+		    !is_scan(a->sync_action))) {
+		r = -EBUSY;
+	} else {
+		if (want != a->sync_action || is_scan(want))
+			start_action(a, want);
+		if (suspended)
+			a->sync_state = R45_SYNC_SUSPENDED;
+		else
+			go_on(a, needed);
+	}
+	state_changed(a);
+	spin_unlock_irq(&a->sync_lock);
 	wake_up_all(&a->sync_wait);
-	return 0;
+	return r;
 }
 
 const char *r45_sync_action_name(struct r45_array *a)
 {
-	if (READ_ONCE(a->frozen))
-		return "frozen";
-	return action_names[a->action];
+	const char *name;
+
+	spin_lock_irq(&a->sync_lock);
+	if (a->sync_state == R45_SYNC_FROZEN ||
+	    a->sync_state == R45_SYNC_SUSPENDED_FROZEN)
+		name = "frozen";
+	else
+		name = action_names[a->sync_action];
+	spin_unlock_irq(&a->sync_lock);
+	return name;
 }

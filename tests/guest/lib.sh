@@ -92,7 +92,7 @@ sync_count() { status_word "$1" $(($2 + 4)); }
 # Word K (1-based) of the words a raid45 status line appends after the
 # log's status ([ext]): 1 sync action, 2 mismatches, 3 held|writable
 # (writes held after a member failure until allow_writes), 4 member read
-# errors repaired.
+# errors repaired, 5 regions out of sync with a member failed.
 # The log status is "<count> <count words>" right after <sync>/<regions>.
 ext_word() {
 	dmsetup status "$1" | awk -v k="$2" '{
