@@ -36,6 +36,7 @@ struct raid45 {
 	spinlock_t hold_lock;
 	struct bio_list held;
 	unsigned int failures_acked;	/* failed members user space knows */
+	bool suspending;		/* presuspend ran: hold nothing new */
 	struct r45_table t;		/* the table line, parsed */
 	struct dm_dev *devs[R45_MAX_DISKS];
 };
@@ -249,17 +250,34 @@ static bool writes_held(struct raid45 *rs)
 	       failed <= rs->t.geom.parity_disks;
 }
 
-/* Hold a write if writes are held; false if it may go on.  */
-static bool hold_write(struct raid45 *rs, struct bio *bio)
+/*
+ * Hold a write if writes are held: DM_MAPIO_SUBMITTED.  Once presuspend
+ * has run nothing new is held (the suspend waits for every bio): a
+ * noflush suspend gets it back (DM_MAPIO_REQUEUE), else it goes on
+ * (DM_MAPIO_REMAPPED: not held).
+ */
+static int hold_write(struct raid45 *rs, struct bio *bio)
 {
-	bool held;
+	int r = DM_MAPIO_REMAPPED;
 
 	spin_lock_irq(&rs->hold_lock);
-	held = writes_held(rs);
-	if (held)
-		bio_list_add(&rs->held, bio);
+	if (writes_held(rs)) {
+		if (!rs->suspending) {
+			bio_list_add(&rs->held, bio);
+			r = DM_MAPIO_SUBMITTED;
+		} else if (dm_noflush_suspending(rs->ti)) {
+			r = DM_MAPIO_REQUEUE;
+		}
+	}
 	spin_unlock_irq(&rs->hold_lock);
-	return held;
+	return r;
+}
+
+static void set_suspending(struct raid45 *rs, bool on)
+{
+	spin_lock_irq(&rs->hold_lock);
+	rs->suspending = on;
+	spin_unlock_irq(&rs->hold_lock);
 }
 
 /*
@@ -320,8 +338,12 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 			dm_accept_partial_bio(bio, left);
 	}
 	io->iter = bio->bi_iter;
-	if (bio_op(bio) == REQ_OP_WRITE && hold_write(rs, bio))
-		return DM_MAPIO_SUBMITTED;
+	if (bio_op(bio) == REQ_OP_WRITE) {
+		int r = hold_write(rs, bio);
+
+		if (r != DM_MAPIO_REMAPPED)
+			return r;
+	}
 	if (r45_array_submit(rs->array, bio, io) == R45_REMAPPED)
 		return DM_MAPIO_REMAPPED;
 	return DM_MAPIO_SUBMITTED;
@@ -602,6 +624,7 @@ static void release_held(struct raid45 *rs)
 	struct bio *bio;
 	unsigned int n;
 
+	set_suspending(rs, true);
 	if (!dm_noflush_suspending(rs->ti)) {
 		n = allow_writes(rs);
 		if (n)
@@ -635,8 +658,11 @@ static void raid45_presuspend(struct dm_target *ti)
  */
 static void raid45_presuspend_undo(struct dm_target *ti)
 {
+	struct raid45 *rs = ti->private;
+
 	/* core and disk logs have no presuspend: nothing of theirs to undo */
-	r45_array_resume(((struct raid45 *)ti->private)->array);
+	set_suspending(rs, false);
+	r45_array_resume(rs->array);
 }
 
 static void raid45_postsuspend(struct dm_target *ti)
@@ -712,6 +738,7 @@ static void raid45_resume(struct dm_target *ti)
 		rs->resumed = true;
 		mutex_unlock(&raid45_list_lock);
 	}
+	set_suspending(rs, false);
 	r45_array_resume(rs->array);
 }
 

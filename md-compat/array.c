@@ -328,6 +328,12 @@ void r45_array_retry_read(struct r45_array *a, struct bio *bio, int member)
 	pr_debug("raid45: read from member %d failed, served through the stripe cache\n",
 		 member);
 	bio->bi_status = BLK_STS_OK;
+	/*
+	 * The bio completed (its remaining count reached zero, and a split
+	 * below may have chained it): it is ours again, and goes through
+	 * r45_make_request as a fresh one with a count of one.
+	 */
+	atomic_set(&bio->__bi_remaining, 1);
 	spin_lock_irqsave(&a->retry_lock, flags);
 	bio_list_add(&a->retry_bios, bio);
 	spin_unlock_irqrestore(&a->retry_lock, flags);

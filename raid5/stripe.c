@@ -345,10 +345,12 @@ static void member_end_io(struct bio *bio)
 		clear_bit(R45_DEV_READ_RETRY, &dev->flags);
 		set_bit(R45_DEV_UPTODATE, &dev->flags);
 	} else if (test_and_clear_bit(R45_DEV_READ_ERROR, &dev->flags)) {
+		/* counted outside the message: a rate limit skips its args */
+		s64 n = atomic64_inc_return(&a->read_errors_fixed);
+
 		DMINFO_LIMIT("member %u: read error at sector %llu corrected (%lld so far)",
 			     idx, (unsigned long long)(a->members[idx].offset +
-						       sh->sector),
-			     atomic64_inc_return(&a->read_errors_fixed));
+						       sh->sector), n);
 	}
 	bio_uninit(bio);
 	if (atomic_dec_and_test(&sh->io_pending)) {
@@ -427,17 +429,6 @@ static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
 	c->bad &= ~c->broken;
 	c->failed |= c->bad & ~c->uptodate;
 	c->nfailed = hweight_long(c->failed);
-	/*
-	 * md's rule: parity is trusted only where the array is in sync.  On
-	 * a row a resync has not made consistent, a block that could not be
-	 * read cannot be rebuilt from the others (it would come back as
-	 * garbage, and be written back as such): the stripe counts as beyond
-	 * redundancy, so those reads fail, nothing is written back, and a
-	 * sync step leaves the region out of sync.  (During a rebuild the
-	 * other members were in sync before: there they are trusted.)
-	 */
-	if (!c->in_sync && rm < 0 && (c->bad & ~c->uptodate))
-		c->nfailed = max(c->nfailed, a->geom.parity_disks + 1);
 	for (i = 0; i < a->geom.data_disks; i++)
 		c->data |= BIT(sh->map.data[i]);
 	c->parity = BIT(sh->map.pd);
