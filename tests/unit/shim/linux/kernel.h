@@ -66,18 +66,11 @@ static inline int kstrtou32(const char *s, unsigned int base, u32 *res)
 	return 0;
 }
 
+/* unsigned int is u32 on every target we build for */
 static inline int kstrtouint(const char *s, unsigned int base,
 			     unsigned int *res)
 {
-	unsigned long long v;
-	int r = kstrtoull(s, base, &v);
-
-	if (r)
-		return r;
-	if (v > UINT_MAX)
-		return -ERANGE;
-	*res = v;
-	return 0;
+	return kstrtou32(s, base, res);
 }
 
 static inline int kstrtoint(const char *s, unsigned int base, int *res)
