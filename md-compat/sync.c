@@ -802,7 +802,9 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 	a->nr_regions = nr_regions;
 	a->log_in_memory = !strcmp(log->type->name, "core");
 
-	a->log_wq = alloc_workqueue("raid45_log", WQ_MEM_RECLAIM, 0);
+	/* unbound: 7.x warns about a queue that is neither it nor per-CPU */
+	a->log_wq = alloc_workqueue("raid45_log", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				    0);
 	if (!a->log_wq)
 		return -ENOMEM;
 	/* it waits in SUSPENDED: it touches no region hash before a resume */
