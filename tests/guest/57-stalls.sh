@@ -124,11 +124,15 @@ sort -t, -k2 -n -r /tmp/st_lat.1.log | head -5 | while IFS=, read -r ms ns _; do
 		"$(echo "scale=3; $ns / 1000000000" | bc)" "$p"
 done
 worst_s=$(echo "scale=3; $worst / 1000000000" | bc)
-limit=$(echo "scale=3; $T * 1.25" | bc)
+# The allowance is for TCG: with other guests on the host a vCPU can
+# stall for ~0.5 s, and a region timed at 100 % varies by half between
+# regions; the old code held writes for 2.8 region times (6.2 s against
+# 2.2 s), far beyond it.
+limit=$(echo "scale=3; $T * 1.5 + 0.5" | bc)
 echo "worst write latency: $worst_s s over $ios writes; one region's sync time: $T s (limit $limit s)"
 dmsetup remove r45st
 [ "$nreg" -ge 3 ] || die "too few regions timed at 100 %"
 [ "$(echo "$worst_s <= $limit" | bc)" = 1 ] ||
-	die "a write was held $worst_s s, longer than one region's sync time ($T s, +25 %)"
+	die "a write was held $worst_s s, longer than one region's sync time ($T s; limit $limit s)"
 [ "$left" -lt "$nr" ] || die "the resync finished before the phases ended: the test proves nothing"
 echo "ok no write held longer than one region's sync time"
