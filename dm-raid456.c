@@ -34,7 +34,8 @@ struct raid45 {
 	 * metadata that calls the stale member current.
 	 */
 	spinlock_t hold_lock;
-	struct bio_list held;
+	struct bio_list held;		/* writes not yet started */
+	struct bio_list held_done;	/* writes done, completion held */
 	unsigned int failures_acked;	/* failed members user space knows */
 	bool suspending;		/* presuspend ran: hold nothing new */
 	struct r45_table t;		/* the table line, parsed */
@@ -182,6 +183,7 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_LIST_HEAD(&rs->list);
 	spin_lock_init(&rs->hold_lock);
 	bio_list_init(&rs->held);
+	bio_list_init(&rs->held_done);
 	t = &rs->t;
 
 	r = r45_table_parse(t, argc, argv, ti->len, &ti->error);
@@ -286,7 +288,7 @@ static void set_suspending(struct raid45 *rs, bool on)
  */
 static unsigned int allow_writes(struct raid45 *rs)
 {
-	struct bio_list list;
+	struct bio_list list, done;
 	unsigned int n = 0;
 	struct bio *bio;
 
@@ -294,13 +296,51 @@ static unsigned int allow_writes(struct raid45 *rs)
 	rs->failures_acked = r45_array_nr_failed(rs->array);
 	list = rs->held;
 	bio_list_init(&rs->held);
+	done = rs->held_done;
+	bio_list_init(&rs->held_done);
 	spin_unlock_irq(&rs->hold_lock);
 	while ((bio = bio_list_pop(&list))) {
 		r45_array_submit(rs->array, bio,
 				 dm_per_bio_data(bio, sizeof(struct r45_bio_info)));
 		n++;
 	}
+	/* raid45_end_io sees the writes allowed now: they complete */
+	while ((bio = bio_list_pop(&done))) {
+		bio_endio(bio);
+		n++;
+	}
 	return n;
+}
+
+/*
+ * A write finished while writes are held (it was in flight when a member
+ * failed, or caused the failure): it is on the members, degraded, but its
+ * completion waits for allow_writes too, and its region stays dirty until
+ * then (md holds completions while its superblock records a failure).
+ * Otherwise an application could be told "written" and the region called
+ * clean before user space recorded that the member is stale.  Not once
+ * presuspend ran: the suspend waits for every bio.
+ */
+static bool hold_completion(struct raid45 *rs, struct bio *bio,
+			    blk_status_t error)
+{
+	unsigned long flags;
+	bool held = false;
+
+	/*
+	 * A failed write says "not written": nothing to protect, and held it
+	 * would hang its writer on an array that can no longer take writes.
+	 */
+	if (bio_op(bio) != REQ_OP_WRITE || !bio_sectors(bio) || error ||
+	    test_bit(R45_ARRAY_DEAD, &rs->array->flags))
+		return false;
+	spin_lock_irqsave(&rs->hold_lock, flags);
+	if (writes_held(rs) && !rs->suspending) {
+		bio_list_add(&rs->held_done, bio);
+		held = true;
+	}
+	spin_unlock_irqrestore(&rs->hold_lock, flags);
+	return held;
 }
 
 static int raid45_map(struct dm_target *ti, struct bio *bio)
@@ -356,6 +396,8 @@ static int raid45_end_io(struct dm_target *ti, struct bio *bio,
 	struct r45_bio_info *io = dm_per_bio_data(bio, sizeof(*io));
 	int member = io->member;
 
+	if (hold_completion(rs, bio, *error))
+		return DM_ENDIO_INCOMPLETE;	/* ended again by allow_writes */
 	r45_array_write_done(rs->array, io);
 	if (member < 0 || !*error || bio_op(bio) != REQ_OP_READ ||
 	    *error == BLK_STS_NOTSUPP)
@@ -620,7 +662,7 @@ static int raid45_iterate_devices(struct dm_target *ti,
  */
 static void release_held(struct raid45 *rs)
 {
-	struct bio_list list;
+	struct bio_list list, done;
 	struct bio *bio;
 	unsigned int n;
 
@@ -634,11 +676,16 @@ static void release_held(struct raid45 *rs)
 	spin_lock_irq(&rs->hold_lock);
 	list = rs->held;
 	bio_list_init(&rs->held);
+	done = rs->held_done;
+	bio_list_init(&rs->held_done);
 	spin_unlock_irq(&rs->hold_lock);
 	while ((bio = bio_list_pop(&list))) {
 		bio->bi_status = BLK_STS_DM_REQUEUE;
 		bio_endio(bio);
 	}
+	/* written already: they complete (suspending: not held again) */
+	while ((bio = bio_list_pop(&done)))
+		bio_endio(bio);
 }
 
 static void raid45_presuspend(struct dm_target *ti)

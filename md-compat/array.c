@@ -153,6 +153,7 @@ void r45_array_fail_member(struct r45_array *a, unsigned int idx)
  * during a rebuild that needs it (failed and rebuilt members already use
  * up the parity): failing it would end the rebuild and lose every stripe
  * instead of the unreadable ones, while its other blocks still read.
+ * Likewise when failing it would take the array beyond its redundancy.
  * Returns false when the member was failed.
  */
 bool r45_array_read_error(struct r45_array *a, unsigned int idx)
@@ -173,10 +174,12 @@ bool r45_array_read_error(struct r45_array *a, unsigned int idx)
 	n = atomic_inc_return(&m->read_errors);
 	if (n <= R45_MAX_READ_ERRORS)
 		return true;
+	/* members lost if this one goes: failed, itself, one being rebuilt */
 	out = r45_array_nr_failed(a) + 1;
-	if (rm >= 0 && rm != (int)idx && !r45_array_member_failed(a, rm) &&
-	    out >= a->geom.parity_disks) {
-		DMERR_LIMIT("member %u: %d read errors, kept: the rebuild needs it",
+	if (rm >= 0 && rm != (int)idx && !r45_array_member_failed(a, rm))
+		out++;
+	if (out > a->geom.parity_disks) {
+		DMERR_LIMIT("member %u: %d read errors, kept: the array or its rebuild needs it",
 			    idx, n);
 		return true;
 	}
@@ -246,10 +249,17 @@ int r45_array_flush_members(struct r45_array *a)
 			DMERR_LIMIT("member %u: flush failed (error %d) before the dirty log cleaned regions",
 				    i, blk_status_to_errno(bio->bi_status));
 			r45_array_fail_member(a, i);
-			r = -EIO;
 		}
 		bio_uninit(bio);
 	}
+	/*
+	 * A member whose flush failed is failed: what it holds is no longer
+	 * used, and every other member's writes are durable, so the clean
+	 * bits are right.  Only beyond redundancy is the log told (it then
+	 * calls every region dirty for the rest of the activation).
+	 */
+	if (r45_array_nr_failed(a) > a->geom.parity_disks)
+		r = -EIO;
 	return r;
 }
 

@@ -345,8 +345,13 @@ bool r45_sync_row_in_sync(struct r45_array *a, u64 row)
  */
 region_t r45_sync_unprotected_regions(struct r45_array *a)
 {
-	if (!a->log || READ_ONCE(a->recover_member) >= 0 ||
-	    !r45_array_nr_failed(a))
+	int rm = READ_ONCE(a->recover_member);
+	unsigned int failed = r45_array_nr_failed(a);
+
+	/* a rebuild that can go on makes them right as it passes */
+	if (!a->log || !failed ||
+	    (rm >= 0 && !r45_array_member_failed(a, rm) &&
+	     failed < a->geom.parity_disks))
 		return 0;
 	return a->nr_regions - a->log->type->get_sync_count(a->log);
 }
@@ -553,14 +558,17 @@ static enum r45_step pass_left_regions(struct r45_array *a, int action)
  * member: with one failed it cannot make a region consistent, and it
  * must not call one in sync (md stops its resync on a member failure
  * and keeps the array dirty-degraded).  A rebuild whose target failed
- * has nowhere to write.
+ * has nowhere to write; one that lost the redundancy it rebuilds from
+ * would write garbage.
  */
 static bool sync_possible(struct r45_array *a, int action)
 {
 	int rm = READ_ONCE(a->recover_member);
 
+	/* a rebuild reads every other member: at most parity - 1 failed */
 	if (action == R45_ACT_RECOVER)
-		return rm >= 0 && !r45_array_member_failed(a, rm);
+		return rm >= 0 && !r45_array_member_failed(a, rm) &&
+		       r45_array_nr_failed(a) < a->geom.parity_disks;
 	return !r45_array_nr_failed(a);
 }
 

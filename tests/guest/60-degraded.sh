@@ -78,11 +78,21 @@ head -c $((len * 512)) /dev/urandom > /tmp/ref
 dd if=/tmp/ref of=/dev/mapper/r45d bs=1M oflag=direct status=none || die "write"
 fail_wrapper m1
 cmp /tmp/ref /dev/mapper/r45d || die "degraded read differs"
+# the read failed m1 (its rewrite failed): user space records it
+[ "$(ext_word r45d 3)" = held ] || die "writes not held after m1 failed: $(dmsetup status r45d)"
+dmsetup message r45d 0 allow_writes || die "allow_writes"
 fail_wrapper m3
+# m3's read errors alone do not fail it (that would kill the array: only
+# its unreadable blocks are lost); the failed write below does
 if dd if=/dev/mapper/r45d of=/dev/null bs=1M iflag=direct status=none 2>/dev/null; then
 	die "reading a doubly degraded raid5 succeeded"
 fi
-if dd if=/dev/urandom of=/dev/mapper/r45d bs=64k count=4 oflag=direct status=none 2>/dev/null; then
+# one full row (4 data chunks) in the middle, in one write: nothing to
+# read, so it reaches m3 and fails it (a partial write would read m3 for
+# its parity, find the block unreadable and fail without trying m3).  It
+# writes what is there already: a failed write leaves its range undefined,
+# this keeps read-check exact.
+if dd if=/tmp/ref of=/dev/mapper/r45d bs=256k skip=160 seek=160 count=1 oflag=direct status=none 2>/dev/null; then
 	die "writing a doubly degraded raid5 succeeded"
 fi
 [ "$(health r45d $N)" = ADADA ] || die "health after two failures: $(health r45d $N)"

@@ -109,7 +109,10 @@ def unflushed_write(fd, region=None):
 
 def fio(seconds):
     return subprocess.Popen(
-        ["fio", "--name=lw", "--filename=" + ARRAY, "--direct=1",
+        # --thread: the job runs in fio's process, so killing it closes
+        # the array (a forked job outlives a killed parent and keeps the
+        # device open: remove then fails with EBUSY)
+        ["fio", "--name=lw", "--thread", "--filename=" + ARRAY, "--direct=1",
          "--ioengine=libaio", "--iodepth=8", "--rw=randwrite",
          "--bsrange=4k-64k", "--offset=%d" % free_start,
          "--size=%d" % (free_bytes // 4096 * 4096), "--time_based",
