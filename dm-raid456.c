@@ -65,10 +65,26 @@ static void raid45_free(struct raid45 *rs)
 	kfree(rs);
 }
 
+static unsigned int allow_writes(struct raid45 *rs);
+
+/*
+ * An event from the array (process context).  Once more members failed
+ * than there is parity, nothing is held any more: the queued writes go
+ * to the array, which fails them, and held completions end; else they
+ * would wait for an allow_writes that user space, reading "writable"
+ * from the status, has no reason to send.
+ */
 static void raid45_event(void *ctx)
 {
 	struct raid45 *rs = ctx;
+	unsigned int n;
 
+	if (test_bit(R45_ARRAY_DEAD, &rs->array->flags)) {
+		n = allow_writes(rs);
+		if (n)
+			DMINFO("array beyond redundancy: %u held writes and completions released",
+			       n);
+	}
 	dm_table_event(rs->ti->table);
 }
 
@@ -250,6 +266,18 @@ static bool writes_held(struct raid45 *rs)
 	/* beyond redundancy writes fail at once: nothing to hold them for */
 	return failed > rs->failures_acked &&
 	       failed <= rs->t.geom.parity_disks;
+}
+
+/* The status word: "held" while writes are held or any bio still waits. */
+static const char *held_word(struct raid45 *rs)
+{
+	bool held;
+
+	spin_lock_irq(&rs->hold_lock);
+	held = writes_held(rs) || !bio_list_empty(&rs->held) ||
+	       !bio_list_empty(&rs->held_done);
+	spin_unlock_irq(&rs->hold_lock);
+	return held ? "held" : "writable";
 }
 
 /*
@@ -454,7 +482,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		 */
 		DMEMIT(" %s %lld %s %lld %llu", r45_sync_action_name(a),
 		       atomic64_read(&a->mismatches),
-		       writes_held(rs) ? "held" : "writable",
+		       held_word(rs),
 		       atomic64_read(&a->read_errors_fixed),
 		       (unsigned long long)r45_sync_unprotected_regions(a));
 		if (rs->statistics)
@@ -592,7 +620,8 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 		}
 		i = allow_writes(rs);
 		if (i)
-			DMINFO("allow_writes: %u held writes released", i);
+			DMINFO("allow_writes: %u held writes and completions released",
+			       i);
 		return 0;
 	}
 	if (word_is(argv[0], "xor")) {
@@ -670,7 +699,8 @@ static void release_held(struct raid45 *rs)
 	if (!dm_noflush_suspending(rs->ti)) {
 		n = allow_writes(rs);
 		if (n)
-			DMINFO("suspend: %u held writes released", n);
+			DMINFO("suspend: %u held writes and completions released",
+			       n);
 		return;
 	}
 	spin_lock_irq(&rs->hold_lock);
@@ -683,9 +713,15 @@ static void release_held(struct raid45 *rs)
 		bio->bi_status = BLK_STS_DM_REQUEUE;
 		bio_endio(bio);
 	}
-	/* written already: they complete (suspending: not held again) */
-	while ((bio = bio_list_pop(&done)))
+	/*
+	 * Written already, but not acknowledged: the next table writes them
+	 * again (the same data) and holds their completion in turn, so no
+	 * application hears "written" before the failure is recorded.
+	 */
+	while ((bio = bio_list_pop(&done))) {
+		bio->bi_status = BLK_STS_DM_REQUEUE;
 		bio_endio(bio);
+	}
 }
 
 static void raid45_presuspend(struct dm_target *ti)

@@ -150,6 +150,8 @@ struct r45_array {
 	bool log_failed;		/* a log flush failed once */
 	struct workqueue_struct *log_wq; /* write_work, rh_work: not the
 					  * lanes' queue (see sync.c) */
+	/* member failures: count and decide in one step (array.c) */
+	spinlock_t fail_lock;
 	spinlock_t write_lock;
 	struct bio_list write_queue;	/* writes to count, then submit */
 	struct work_struct write_work;

@@ -58,6 +58,7 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 	a->event_fn = event_fn;
 	a->event_ctx = ctx;
 	INIT_WORK(&a->event_work, r45_event_work);
+	spin_lock_init(&a->fail_lock);
 	spin_lock_init(&a->retry_lock);
 	bio_list_init(&a->retry_bios);
 	INIT_WORK(&a->retry_work, r45_retry_work);
@@ -130,11 +131,15 @@ void r45_array_event(struct r45_array *a)
 	schedule_work(&a->event_work);
 }
 
-/* Mark a member failed (any context); raises an event the first time. */
-void r45_array_fail_member(struct r45_array *a, unsigned int idx)
+/*
+ * Mark a member failed, fail_lock held: whether the array is dead is
+ * decided with the same count.  Returns false if it had failed already.
+ */
+static bool fail_member_locked(struct r45_array *a, unsigned int idx)
 {
+	lockdep_assert_held(&a->fail_lock);
 	if (test_and_set_bit(R45_MEMBER_FAILED, &a->members[idx].flags))
-		return;
+		return false;
 	if (r45_array_nr_failed(a) > a->geom.parity_disks) {
 		set_bit(R45_ARRAY_DEAD, &a->flags);
 		DMERR_LIMIT("member %u failed: more failures than parity, array can no longer serve all I/O",
@@ -142,7 +147,20 @@ void r45_array_fail_member(struct r45_array *a, unsigned int idx)
 	} else {
 		DMERR_LIMIT("member %u failed: array degraded", idx);
 	}
-	r45_array_event(a);
+	return true;
+}
+
+/* Mark a member failed (any context); raises an event the first time. */
+void r45_array_fail_member(struct r45_array *a, unsigned int idx)
+{
+	unsigned long flags;
+	bool failed;
+
+	spin_lock_irqsave(&a->fail_lock, flags);
+	failed = fail_member_locked(a, idx);
+	spin_unlock_irqrestore(&a->fail_lock, flags);
+	if (failed)
+		r45_array_event(a);
 }
 
 /*
@@ -162,7 +180,9 @@ bool r45_array_read_error(struct r45_array *a, unsigned int idx)
 	unsigned long hours = (jiffies - READ_ONCE(m->read_errors_at)) /
 			      (3600UL * HZ);
 	int rm = READ_ONCE(a->recover_member);
+	unsigned long flags;
 	unsigned int out;
+	bool failed;
 	int n;
 
 	if (hours) {
@@ -174,17 +194,26 @@ bool r45_array_read_error(struct r45_array *a, unsigned int idx)
 	n = atomic_inc_return(&m->read_errors);
 	if (n <= R45_MAX_READ_ERRORS)
 		return true;
-	/* members lost if this one goes: failed, itself, one being rebuilt */
+	/*
+	 * Members lost if this one goes: failed, itself, one being rebuilt.
+	 * Counted and acted on under fail_lock: two members passing the
+	 * limit at once must not both be failed on the same count.
+	 */
+	spin_lock_irqsave(&a->fail_lock, flags);
 	out = r45_array_nr_failed(a) + 1;
 	if (rm >= 0 && rm != (int)idx && !r45_array_member_failed(a, rm))
 		out++;
 	if (out > a->geom.parity_disks) {
+		spin_unlock_irqrestore(&a->fail_lock, flags);
 		DMERR_LIMIT("member %u: %d read errors, kept: the array or its rebuild needs it",
 			    idx, n);
 		return true;
 	}
+	failed = fail_member_locked(a, idx);
+	spin_unlock_irqrestore(&a->fail_lock, flags);
 	DMERR_LIMIT("member %u: %d read errors, too many", idx, n);
-	r45_array_fail_member(a, idx);
+	if (failed)
+		r45_array_event(a);
 	return false;
 }
 
@@ -213,9 +242,10 @@ static void member_flush_end_io(struct bio *bio)
  * alone), so one bio per member, allocated with the array, is enough:
  * nothing is allocated here, nothing can fail but the flushes.
  * A member whose flush fails is failed, as md fails a member whose
- * superblock/bitmap write fails, and -EIO is returned: dm-log then
- * calls every region dirty on the log device and cleans none for the
- * rest of this activation (so the next one resyncs everything).
+ * superblock/bitmap write fails.  -EIO is returned only when that takes
+ * the array beyond its redundancy: dm-log then calls every region dirty
+ * on the log device and cleans none for the rest of this activation (so
+ * the next one resyncs everything).
  */
 int r45_array_flush_members(struct r45_array *a)
 {
@@ -255,8 +285,12 @@ int r45_array_flush_members(struct r45_array *a)
 	/*
 	 * A member whose flush failed is failed: what it holds is no longer
 	 * used, and every other member's writes are durable, so the clean
-	 * bits are right.  Only beyond redundancy is the log told (it then
-	 * calls every region dirty for the rest of the activation).
+	 * bits are right for the array that runs on without it.  That
+	 * assumes the failure is recorded: user space's metadata must not
+	 * bring this member back as current after a crash (the event, and
+	 * the writes held until allow_writes, are for that).  Only beyond
+	 * redundancy is the log told (it then calls every region dirty for
+	 * the rest of the activation).
 	 */
 	if (r45_array_nr_failed(a) > a->geom.parity_disks)
 		r = -EIO;

@@ -391,7 +391,8 @@ static void start_action(struct r45_array *a, int action)
 /*
  * The resync or rebuild that the log's out-of-sync regions call for, or
  * IDLE: a resync needs every member (it computes parity from all of
- * them); a rebuild needs its target alive.  Not under sync_lock (the
+ * them); a rebuild needs its target alive and fewer other members
+ * failed than there is parity (sync_possible() says the same).  Not under sync_lock (the
  * log's count is read without it; it only moves while steps run).
  */
 static int needed_action(struct r45_array *a)
@@ -401,8 +402,9 @@ static int needed_action(struct r45_array *a)
 	if (a->log->type->get_sync_count(a->log) >= a->nr_regions)
 		return R45_ACT_IDLE;
 	if (rm >= 0)
-		return r45_array_member_failed(a, rm) ? R45_ACT_IDLE :
-							R45_ACT_RECOVER;
+		return r45_array_member_failed(a, rm) ||
+		       r45_array_nr_failed(a) >= a->geom.parity_disks ?
+		       R45_ACT_IDLE : R45_ACT_RECOVER;
 	return r45_array_nr_failed(a) ? R45_ACT_IDLE : R45_ACT_RESYNC;
 }
 
@@ -516,8 +518,10 @@ static void region_rows(struct r45_array *a, region_t region, u64 *first,
 
 /*
  * The region made ready for recovery, once its writes in flight are
- * done; NULL when no region is in recovery.  Waits only for those writes
- * (they complete on their own), never for a state change.
+ * done; NULL when no region is in recovery.  Waits only for those writes,
+ * never for a state change.  They complete on their own, except a write
+ * whose completion the target holds after a member failure: that one
+ * waits for allow_writes or a suspend (presuspend ends it).
  */
 static struct dm_region *wait_quiesced(struct r45_array *a)
 {
@@ -572,6 +576,17 @@ static bool sync_possible(struct r45_array *a, int action)
 	return !r45_array_nr_failed(a);
 }
 
+static const char *stop_reason(struct r45_array *a, int action)
+{
+	int rm = READ_ONCE(a->recover_member);
+
+	if (action != R45_ACT_RECOVER)
+		return "a member failed";
+	if (rm < 0 || r45_array_member_failed(a, rm))
+		return "the member being rebuilt failed";
+	return "too many other members failed to rebuild from";
+}
+
 /*
  * One step of resync/rebuild: one region, from prepare to end.  Once
  * prepared (writes to it held) the region is worked at once and ended,
@@ -588,8 +603,7 @@ static enum r45_step log_step(struct r45_array *a, int action,
 		return R45_STEP_DONE;
 	if (!sync_possible(a, action)) {
 		DMERR("%s stopped: %s; %llu regions stay out of sync",
-		      action_names[action], action == R45_ACT_RECOVER ?
-		      "the member being rebuilt failed" : "a member failed",
+		      action_names[action], stop_reason(a, action),
 		      (unsigned long long)(a->nr_regions -
 		      a->log->type->get_sync_count(a->log)));
 		return R45_STEP_STOPPED;

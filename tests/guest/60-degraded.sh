@@ -100,6 +100,42 @@ fi
 "$(dirname "$0")/read-check.py" /dev/mapper/r45d /tmp/ref "$len" --need-ok || die "a read returned wrong data"
 dmsetup remove r45d
 
+# the array dies while writes are held: what was held is released (fails)
+# instead of waiting for an allow_writes nobody has reason to send.  m1
+# fails at once, m3 two seconds later (dm-delay over dm-error): in
+# between a second write is held; once m3 fails both writes must end
+fresh_members $N 24 1
+dmsetup create r45d --table "$(mk_table raid5_ls -1)"
+sz=$(blockdev --getsz /dev/mapper/m3)
+dmsetup create e3 --table "0 $sz error"
+dmsetup suspend m3 && dmsetup load m3 --table "0 $sz delay /dev/mapper/e3 0 2000" &&
+	dmsetup resume m3 || die "m3 over delay+error"
+fail_wrapper m1
+# full rows in one write each: they reach every member
+dd if=/dev/zero of=/dev/mapper/r45d bs=256k seek=10 count=1 oflag=direct status=none 2>/dev/null &
+w1=$!
+sleep 0.5
+[ "$(ext_word r45d 3)" = held ] || die "writes not held after m1 failed: $(dmsetup status r45d)"
+dd if=/dev/zero of=/dev/mapper/r45d bs=256k seek=20 count=1 oflag=direct status=none 2>/dev/null &
+w2=$!
+for i in $(seq 100); do
+	kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null; then
+	die "writes still held after the array died: $(dmsetup status r45d)"
+fi
+wait $w1 && die "write across two failed members succeeded"
+wait $w2 && die "held write on a dead array succeeded"
+[ "$(ext_word r45d 3)" = writable ] || die "status after the array died: $(dmsetup status r45d)"
+h=$(health r45d $N)
+[ "$h" = ADADA ] || die "health after the array died: $h"
+echo "ok array died while writes were held: both writes failed, health $h"
+dmsetup remove r45d
+dmsetup remove m3
+dmsetup remove e3
+wrap_member m3 /dev/ram3
+
 # rebuild a blank replacement under load
 fresh_members $N 24 1
 dmsetup create r45d --table "$(mk_table raid5_ls -1)"
