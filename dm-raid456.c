@@ -691,7 +691,7 @@ static int raid45_iterate_devices(struct dm_target *ti,
  */
 static void release_held(struct raid45 *rs)
 {
-	struct bio_list list, done;
+	struct bio_list list;
 	struct bio *bio;
 	unsigned int n;
 
@@ -703,22 +703,19 @@ static void release_held(struct raid45 *rs)
 			       n);
 		return;
 	}
+	/*
+	 * Held completions too: written already, but not acknowledged, the
+	 * next table writes them again (the same data) and holds their
+	 * completion in turn, so no application hears "written" before the
+	 * failure is recorded.
+	 */
 	spin_lock_irq(&rs->hold_lock);
 	list = rs->held;
 	bio_list_init(&rs->held);
-	done = rs->held_done;
+	bio_list_merge(&list, &rs->held_done);
 	bio_list_init(&rs->held_done);
 	spin_unlock_irq(&rs->hold_lock);
 	while ((bio = bio_list_pop(&list))) {
-		bio->bi_status = BLK_STS_DM_REQUEUE;
-		bio_endio(bio);
-	}
-	/*
-	 * Written already, but not acknowledged: the next table writes them
-	 * again (the same data) and holds their completion in turn, so no
-	 * application hears "written" before the failure is recorded.
-	 */
-	while ((bio = bio_list_pop(&done))) {
 		bio->bi_status = BLK_STS_DM_REQUEUE;
 		bio_endio(bio);
 	}

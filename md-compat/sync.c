@@ -336,6 +336,20 @@ bool r45_sync_row_in_sync(struct r45_array *a, u64 row)
 }
 
 /*
+ * A rebuild can run: there is a member to rebuild, it is alive, and the
+ * others it is rebuilt from are enough (a rebuild reads every other
+ * member: fewer failed than there is parity; with more it would write
+ * garbage).
+ */
+static bool rebuild_possible(struct r45_array *a)
+{
+	int rm = READ_ONCE(a->recover_member);
+
+	return rm >= 0 && !r45_array_member_failed(a, rm) &&
+	       r45_array_nr_failed(a) < a->geom.parity_disks;
+}
+
+/*
  * Regions whose data is not protected: with a member failed and no
  * rebuild going on, a region the log calls out of sync never got parity
  * that matches its data (the resync could not compute it against the
@@ -345,13 +359,8 @@ bool r45_sync_row_in_sync(struct r45_array *a, u64 row)
  */
 region_t r45_sync_unprotected_regions(struct r45_array *a)
 {
-	int rm = READ_ONCE(a->recover_member);
-	unsigned int failed = r45_array_nr_failed(a);
-
 	/* a rebuild that can go on makes them right as it passes */
-	if (!a->log || !failed ||
-	    (rm >= 0 && !r45_array_member_failed(a, rm) &&
-	     failed < a->geom.parity_disks))
+	if (!a->log || !r45_array_nr_failed(a) || rebuild_possible(a))
 		return 0;
 	return a->nr_regions - a->log->type->get_sync_count(a->log);
 }
@@ -391,20 +400,15 @@ static void start_action(struct r45_array *a, int action)
 /*
  * The resync or rebuild that the log's out-of-sync regions call for, or
  * IDLE: a resync needs every member (it computes parity from all of
- * them); a rebuild needs its target alive and fewer other members
- * failed than there is parity (sync_possible() says the same).  Not under sync_lock (the
+ * them); a rebuild needs rebuild_possible().  Not under sync_lock (the
  * log's count is read without it; it only moves while steps run).
  */
 static int needed_action(struct r45_array *a)
 {
-	int rm = READ_ONCE(a->recover_member);
-
 	if (a->log->type->get_sync_count(a->log) >= a->nr_regions)
 		return R45_ACT_IDLE;
-	if (rm >= 0)
-		return r45_array_member_failed(a, rm) ||
-		       r45_array_nr_failed(a) >= a->geom.parity_disks ?
-		       R45_ACT_IDLE : R45_ACT_RECOVER;
+	if (READ_ONCE(a->recover_member) >= 0)
+		return rebuild_possible(a) ? R45_ACT_RECOVER : R45_ACT_IDLE;
 	return r45_array_nr_failed(a) ? R45_ACT_IDLE : R45_ACT_RESYNC;
 }
 
@@ -561,18 +565,12 @@ static enum r45_step pass_left_regions(struct r45_array *a, int action)
  * Can this resync or rebuild go on?  A resync computes parity from every
  * member: with one failed it cannot make a region consistent, and it
  * must not call one in sync (md stops its resync on a member failure
- * and keeps the array dirty-degraded).  A rebuild whose target failed
- * has nowhere to write; one that lost the redundancy it rebuilds from
- * would write garbage.
+ * and keeps the array dirty-degraded).  A rebuild: rebuild_possible().
  */
 static bool sync_possible(struct r45_array *a, int action)
 {
-	int rm = READ_ONCE(a->recover_member);
-
-	/* a rebuild reads every other member: at most parity - 1 failed */
 	if (action == R45_ACT_RECOVER)
-		return rm >= 0 && !r45_array_member_failed(a, rm) &&
-		       r45_array_nr_failed(a) < a->geom.parity_disks;
+		return rebuild_possible(a);
 	return !r45_array_nr_failed(a);
 }
 

@@ -134,7 +134,6 @@ echo "ok array died while writes were held: both writes failed, health $h"
 dmsetup remove r45d
 dmsetup remove m3
 dmsetup remove e3
-wrap_member m3 /dev/ram3
 
 # rebuild a blank replacement under load
 fresh_members $N 24 1
