@@ -65,7 +65,7 @@ static void raid45_free(struct raid45 *rs)
 	kfree(rs);
 }
 
-static unsigned int allow_writes(struct raid45 *rs);
+static unsigned int allow_writes(struct raid45 *rs, bool recorded);
 
 /*
  * An event from the array (process context).  Once more members failed
@@ -80,7 +80,7 @@ static void raid45_event(void *ctx)
 	unsigned int n;
 
 	if (test_bit(R45_ARRAY_DEAD, &rs->array->flags)) {
-		n = allow_writes(rs);
+		n = allow_writes(rs, false);
 		if (n)
 			DMINFO("array beyond redundancy: %u held writes and completions released",
 			       n);
@@ -310,11 +310,25 @@ static void set_suspending(struct raid45 *rs, bool on)
 	spin_unlock_irq(&rs->hold_lock);
 }
 
+/* A held bio let go before user space recorded the failure. */
+static void mark_unacked(struct bio_list *list)
+{
+	struct bio *bio;
+
+	bio_list_for_each(bio, list)
+		((struct r45_bio_info *)dm_per_bio_data(bio,
+			sizeof(struct r45_bio_info)))->unacked = true;
+}
+
 /*
- * User space has recorded every failure so far: let the held writes go.
+ * Let the held writes go: user space has recorded every failure so far
+ * (@recorded: allow_writes), or a suspend or a dead array ends the hold
+ * without that.  Then their regions stay out of sync in the log
+ * (raid45_end_io): a crash before the failure is recorded finds them
+ * dirty, as md keeps the bitmap bits of writes to a degraded array.
  * Returns how many were held.
  */
-static unsigned int allow_writes(struct raid45 *rs)
+static unsigned int allow_writes(struct raid45 *rs, bool recorded)
 {
 	struct bio_list list, done;
 	unsigned int n = 0;
@@ -327,6 +341,10 @@ static unsigned int allow_writes(struct raid45 *rs)
 	done = rs->held_done;
 	bio_list_init(&rs->held_done);
 	spin_unlock_irq(&rs->hold_lock);
+	if (!recorded) {
+		mark_unacked(&list);
+		mark_unacked(&done);
+	}
 	while ((bio = bio_list_pop(&list))) {
 		r45_array_submit(rs->array, bio,
 				 dm_per_bio_data(bio, sizeof(struct r45_bio_info)));
@@ -378,6 +396,7 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 
 	io->member = -1;
 	io->counted = false;
+	io->unacked = false;
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		/*
 		 * An empty flush, one clone per member (num_flush_bios): the
@@ -426,7 +445,7 @@ static int raid45_end_io(struct dm_target *ti, struct bio *bio,
 
 	if (hold_completion(rs, bio, *error))
 		return DM_ENDIO_INCOMPLETE;	/* ended again by allow_writes */
-	r45_array_write_done(rs->array, io);
+	r45_array_write_done(rs->array, bio, io);
 	if (member < 0 || !*error || bio_op(bio) != REQ_OP_READ ||
 	    *error == BLK_STS_NOTSUPP)
 		return DM_ENDIO_DONE;
@@ -618,7 +637,7 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 			DMERR("allow_writes takes no arguments");
 			return -EINVAL;
 		}
-		i = allow_writes(rs);
+		i = allow_writes(rs, true);
 		if (i)
 			DMINFO("allow_writes: %u held writes and completions released",
 			       i);
@@ -697,7 +716,7 @@ static void release_held(struct raid45 *rs)
 
 	set_suspending(rs, true);
 	if (!dm_noflush_suspending(rs->ti)) {
-		n = allow_writes(rs);
+		n = allow_writes(rs, false);
 		if (n)
 			DMINFO("suspend: %u held writes and completions released",
 			       n);
@@ -715,6 +734,7 @@ static void release_held(struct raid45 *rs)
 	bio_list_merge(&list, &rs->held_done);
 	bio_list_init(&rs->held_done);
 	spin_unlock_irq(&rs->hold_lock);
+	mark_unacked(&list);
 	while ((bio = bio_list_pop(&list))) {
 		bio->bi_status = BLK_STS_DM_REQUEUE;
 		bio_endio(bio);

@@ -64,6 +64,8 @@ struct r45_bio_info {
 	struct bvec_iter iter;		/* array-relative, before remapping */
 	int member;			/* read remapped to this member, or -1 */
 	bool counted;			/* write counted in the region hash */
+	bool unacked;			/* let go while a failure was not
+					 * recorded: region stays out of sync */
 	region_t region;
 };
 
@@ -216,7 +218,8 @@ enum { R45_SUBMITTED, R45_REMAPPED };
 int r45_array_submit(struct r45_array *a, struct bio *bio,
 		     struct r45_bio_info *info);
 void r45_array_retry_read(struct r45_array *a, struct bio *bio, int member);
-void r45_array_write_done(struct r45_array *a, struct r45_bio_info *info);
+void r45_array_write_done(struct r45_array *a, struct bio *bio,
+			  struct r45_bio_info *info);
 int r45_array_flush_members(struct r45_array *a);
 void r45_array_suspend(struct r45_array *a);
 void r45_array_resume(struct r45_array *a);

@@ -348,13 +348,30 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 	return R45_SUBMITTED;
 }
 
-/* A write finished: its region may become clean. */
-void r45_array_write_done(struct r45_array *a, struct r45_bio_info *info)
+/*
+ * A write finished: its region may become clean, unless the write was let
+ * go while a member failure was not yet recorded by user space
+ * (info->unacked): then the region is marked out of sync first and stays
+ * dirty in the log until a resync makes it consistent (md keeps the
+ * bitmap bits of writes to a degraded array).  dm_rh_mark_nosync finds
+ * the region from the bio's sector: the array-relative one of @info (the
+ * region hash starts at 0), and a write never crosses a region.
+ */
+void r45_array_write_done(struct r45_array *a, struct bio *bio,
+			  struct r45_bio_info *info)
 {
-	if (info->counted) {
-		info->counted = false;
-		dm_rh_dec(a->rh, info->region);
+	struct bvec_iter saved;
+
+	if (!info->counted)
+		return;
+	info->counted = false;
+	if (info->unacked) {
+		saved = bio->bi_iter;
+		bio->bi_iter = info->iter;
+		dm_rh_mark_nosync(a->rh, bio);
+		bio->bi_iter = saved;
 	}
+	dm_rh_dec(a->rh, info->region);
 }
 
 /*
