@@ -7,6 +7,8 @@
 #   make sparse           sparse (C=2) over the code for every kernel
 #   make unit             userspace unit tests
 #   make check            everything: setup, builds, unit and VM tests
+#   make check-debug      the debug kernel (KASAN, lockdep, kmemleak, fault
+#                         injection): built once and cached, then its tests
 #   make demo             build, boot, create an array and show it working
 #   make bench            benchmarks in the VM
 #   make install          install into /lib/modules/$(KVER)/updates
@@ -16,7 +18,7 @@ KERNELS = $(shell scripts/kernels)
 KO = build/$(KVER)/dm-raid456.ko
 DESTDIR ?=
 
-.PHONY: module all-kernels sparse unit check demo bench install clean setup
+.PHONY: module all-kernels sparse unit check check-debug demo bench install clean setup
 
 module:
 	@[ -n "$(KVER)" ] || { echo "no kernel headers: run scripts/setup" >&2; exit 1; }
@@ -36,6 +38,9 @@ setup:
 
 check:
 	scripts/check
+
+check-debug:
+	scripts/check-debug
 
 demo:
 	scripts/demo

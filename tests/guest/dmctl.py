@@ -7,6 +7,7 @@ command: "ok" or "err <errno-name>".
 
     create NAME START LEN TARGET PARAMS...   device + table + resume;
                                              on error the device is removed
+    mkdev NAME                               device only, no table
     load NAME START LEN TARGET PARAMS...     inactive table
     suspend NAME | suspend-noflush NAME | resume NAME | remove NAME
     suspend-alarm NAME SECONDS               suspend, interrupted by a signal
@@ -14,6 +15,15 @@ command: "ok" or "err <errno-name>".
     message NAME SECTOR WORDS...
     exists NAME                              "ok" if the device exists
     sleep SECONDS
+    nth N COMMAND...                         COMMAND with the N-th fault
+                                             check of this thread, counted
+                                             from its first ioctl, failing
+                                             (/proc/thread-self/fail-nth, a
+                                             fault-injection kernel; failslab
+                                             and fail_page_alloc set up by the
+                                             caller); the result line ends in
+                                             "fired" or "unfired" (COMMAND
+                                             made fewer than N checks)
 """
 import errno
 import fcntl
@@ -36,11 +46,19 @@ def ioc(nr):
     return (3 << 30) | (HDR.size << 16) | (DM_IOCTL << 8) | nr
 
 
+# "nth": the fault armed for the next ioctl, set right before it (so that
+# nothing the interpreter does in between uses up the count)
+ARM = [None]
+
+
 def call(ctl, cmd, name, flags=0, payload=b"", targets=0):
     size = HDR.size + len(payload) + 16384  # room for replies
     hdr = HDR.pack(4, 0, 0, size, HDR.size, targets, 0, flags, 0, 0, 0,
                    name.encode(), b"", b"")
     buf = bytearray(hdr + payload + bytes(size - HDR.size - len(payload)))
+    if ARM[0] is not None:
+        set_fail_nth(ARM[0])
+        ARM[0] = None
     fcntl.ioctl(ctl, ioc(CMD[cmd]), buf)
 
 
@@ -63,6 +81,8 @@ def run(ctl, words):
         except OSError:
             call(ctl, "remove", name)
             raise
+    elif op == "mkdev":
+        call(ctl, "create", name)
     elif op == "load":
         call(ctl, "load", name, payload=table_payload(rest), targets=1)
     elif op == "suspend":
@@ -92,18 +112,53 @@ def run(ctl, words):
         raise OSError(errno.EINVAL, "unknown command " + op)
 
 
+# Opened once: an open() while a fault is armed would count (and could
+# take) one of the checks; reading and writing it allocate nothing.
+NTH_FD = None
+
+
+def set_fail_nth(n):
+    global NTH_FD
+    if NTH_FD is None:
+        NTH_FD = os.open("/proc/thread-self/fail-nth", os.O_RDWR)
+    os.pwrite(NTH_FD, str(n).encode(), 0)
+
+
+def fired():
+    """Whether the armed fault was injected; disarm it either way."""
+    left = int(os.pread(NTH_FD, 32, 0))
+    if left:
+        set_fail_nth(0)
+    return left == 0
+
+
 def main():
     ctl = os.open("/dev/mapper/control", os.O_RDWR)
     for line in sys.stdin:
         words = line.split()
         if len(words) < 2:
             continue
+        nth = None
+        if words[0] == "nth":
+            nth, words = int(words[1]), words[2:]
+        result, result_fired = "ok", False
         try:
-            run(ctl, words)
-            print("ok", flush=True)
-        except (OSError, ValueError, IndexError, struct.error) as e:
+            if nth is not None:
+                set_fail_nth(0)     # opens the file now, not while armed
+                ARM[0] = nth
+            try:
+                run(ctl, words)
+            finally:
+                if nth is not None:
+                    ARM[0] = None
+                    result_fired = fired()
+        except (OSError, ValueError, IndexError, struct.error,
+                MemoryError) as e:
             code = getattr(e, "errno", None)
-            print("err", errno.errorcode.get(code, "EINVAL"), flush=True)
+            result = "err " + errno.errorcode.get(code, "EINVAL")
+        if nth is not None:
+            result += " fired" if result_fired else " unfired"
+        print(result, flush=True)
 
 
 if __name__ == "__main__":
