@@ -135,7 +135,7 @@ sweep_load() {
 		[ $n -gt 5000 ] && die "$what: more than 5000 allocations in one load"
 	done
 	echo "ok $what: $tries loads with allocations up to $n failing, $err failed" \
-		"cleanly, $absorbed absorbed, $(($(injected) - before)) faults logged"
+		"cleanly, $absorbed absorbed, $(($(injected) - before)) faults injected"
 	[ "$err" -gt 0 ] || die "$what: no fault made the load fail"
 }
 
