@@ -82,9 +82,8 @@ for spec in "raid5_ls 1" "raid6_zr 2"; do
 	fail_wrapper m1
 	for d in r45swap r45data; do
 		dd if=/dev/mapper/$d of=/dev/null bs=1M count=4 iflag=direct status=none
-		[ "${h:=$(health $d $N)}" ] && [ "${h:1:1}" = D ] ||
-			die "$d: member 1 not failed: $(dmsetup status $d)"
-		unset h
+		h=$(health $d $N)
+		[ "${h:1:1}" = D ] || die "$d: member 1 not failed: $(dmsetup status $d)"
 		dmsetup message $d 0 allow_writes || die "allow_writes $d"
 	done
 	run_pressure "$type degraded"

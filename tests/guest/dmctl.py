@@ -7,7 +7,6 @@ command: "ok" or "err <errno-name>".
 
     create NAME START LEN TARGET PARAMS...   device + table + resume;
                                              on error the device is removed
-    mkdev NAME                               device only, no table
     load NAME START LEN TARGET PARAMS...     inactive table
     suspend NAME | suspend-noflush NAME | resume NAME | remove NAME
     suspend-alarm NAME SECONDS               suspend, interrupted by a signal
@@ -81,8 +80,6 @@ def run(ctl, words):
         except OSError:
             call(ctl, "remove", name)
             raise
-    elif op == "mkdev":
-        call(ctl, "create", name)
     elif op == "load":
         call(ctl, "load", name, payload=table_payload(rest), targets=1)
     elif op == "suspend":
