@@ -125,6 +125,7 @@ struct r45_array {
 	struct list_head delayed;	/* partial writes waiting for more */
 	unsigned int nr_stripes;	/* allocated */
 	unsigned int max_stripes;	/* cache size */
+	bool raid6_rmw;			/* RAID6 may read-modify-write */
 	wait_queue_head_t wait_stripe;
 	mempool_t *piece_pool;
 	struct workqueue_struct *wq;
@@ -259,6 +260,9 @@ void r45_sync_stripe(struct r45_array *a, sector_t sector, int action);
 void r45_compute_parity(const struct r45_geom *g,
 			const struct r45_stripe_map *m, void **blocks);
 void r45_xor_into(void *dest, void **srcs, unsigned int count);
+void r45_parity_delta(const struct r45_geom *g,
+		      const struct r45_stripe_map *m, void **blocks,
+		      unsigned long touched);
 int r45_reconstruct(const struct r45_geom *g,
 		    const struct r45_stripe_map *m, void **blocks,
 		    int fa, int fb);

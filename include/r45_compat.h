@@ -17,9 +17,10 @@
 /*
  * Parity libraries.  7.1 replaced xor_blocks() (at most MAX_XOR_BLOCKS
  * sources per call) by xor_gen(), which takes any number of sources;
- * 7.2 replaced raid6_call.gen_syndrome, raid6_2data_recov and
- * raid6_datap_recov (function pointers) by raid6_gen_syndrome(),
- * raid6_recov_2data() and raid6_recov_datap(), and no longer exports
+ * 7.2 replaced raid6_call.gen_syndrome and .xor_syndrome,
+ * raid6_2data_recov and raid6_datap_recov (function pointers) by
+ * raid6_gen_syndrome(), raid6_xor_syndrome(), raid6_recov_2data() and
+ * raid6_recov_datap(), and no longer exports
  * raid6_empty_zero_page.  The 7.2 functions WARN unless: the length is
  * a non-zero multiple of 512, buffers are 64-byte aligned (recovery:
  * page aligned and at most PAGE_SIZE), at least 4 raid6 "disks", and the
@@ -55,6 +56,30 @@ static inline void r45_raid6_gen_syndrome(int disks, size_t bytes,
 	raid6_gen_syndrome(disks, bytes, ptrs);
 #else
 	raid6_call.gen_syndrome(disks, bytes, ptrs);
+#endif
+}
+
+/*
+ * P ^= xor and Q ^= syndrome of ptrs[start..stop] (the blocks outside
+ * that range are not read); what read-modify-write on RAID6 needs.  Not
+ * every raid6 implementation has it on the older kernels.
+ */
+static inline bool r45_raid6_can_xor_syndrome(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	return raid6_can_xor_syndrome();
+#else
+	return raid6_call.xor_syndrome != NULL;
+#endif
+}
+
+static inline void r45_raid6_xor_syndrome(int disks, int start, int stop,
+					  size_t bytes, void **ptrs)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	raid6_xor_syndrome(disks, start, stop, bytes, ptrs);
+#else
+	raid6_call.xor_syndrome(disks, start, stop, bytes, ptrs);
 #endif
 }
 

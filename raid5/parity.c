@@ -66,6 +66,66 @@ void r45_compute_parity(const struct r45_geom *g,
 }
 
 /*
+ * Read-modify-write: fold the touched members' blocks, as they are now,
+ * into P (and Q).  The caller calls it with the old contents (taking
+ * them out of parity), writes the new data, and calls it again (putting
+ * them in): a block xored in twice cancels, in GF(2^8) as in plain xor.
+ * Right only where parity matched the data before (the caller's rule).
+ */
+static void xor_delta(const struct r45_geom *g,
+		      const struct r45_stripe_map *m, void **blocks,
+		      unsigned long touched)
+{
+	void *srcs[R45_MAX_DISKS];
+	unsigned int i, n = 0;
+
+	for_each_set_bit(i, &touched, g->raid_disks)
+		srcs[n++] = blocks[i];
+	r45_xor_into(blocks[m->pd], srcs, n);
+}
+
+/*
+ * RAID6 (needs r45_raid6_can_xor_syndrome()): the syndrome range is
+ * that of the touched blocks; the untouched data slots in it, and the
+ * slots of the P and Q members themselves (r6_ptrs), are zero pages,
+ * as md's drain sources are.
+ */
+static void syndrome_delta(const struct r45_geom *g,
+			   const struct r45_stripe_map *m, void **blocks,
+			   unsigned long touched)
+{
+	void *ptrs[R45_MAX_DISKS + 2];
+	unsigned int i, n = r6_ptrs(g, m, blocks, ptrs);
+	int start = -1, stop = -1, s;
+
+	for (i = 0; i < g->raid_disks; i++) {
+		s = m->qslot[i];
+		if (s < 0)
+			continue;
+		if (!(touched & BIT(i))) {
+			ptrs[s] = r45_raid6_zero_block();
+			continue;
+		}
+		if (start < 0 || s < start)
+			start = s;
+		if (s > stop)
+			stop = s;
+	}
+	if (stop >= 0)
+		r45_raid6_xor_syndrome(n, start, stop, R45_STRIPE_BYTES, ptrs);
+}
+
+void r45_parity_delta(const struct r45_geom *g,
+		      const struct r45_stripe_map *m, void **blocks,
+		      unsigned long touched)
+{
+	if (m->qd < 0)
+		xor_delta(g, m, blocks, touched);
+	else
+		syndrome_delta(g, m, blocks, touched);
+}
+
+/*
  * Rebuild the blocks of members fa and (if >= 0) fb from the others.
  * Returns -EIO if the combination is beyond the level's redundancy.
  */

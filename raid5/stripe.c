@@ -556,23 +556,20 @@ static void apply_batch(struct r45_stripe *sh, unsigned long touched,
 			bool rmw)
 {
 	struct r45_array *a = sh->a;
-	void *blocks[R45_MAX_DISKS], *srcs[R45_MAX_DISKS];
-	unsigned int i, n = 0;
+	void *blocks[R45_MAX_DISKS];
+	unsigned int i;
 	struct r45_piece *p;
 
 	block_addrs(sh, blocks);
-	if (rmw) {
-		for_each_set_bit(i, &touched, a->geom.raid_disks)
-			srcs[n++] = blocks[i];
-		r45_xor_into(blocks[sh->map.pd], srcs, n);
-	}
+	if (rmw)	/* the old data out of P (and Q) */
+		r45_parity_delta(&a->geom, &sh->map, blocks, touched);
 	for_each_set_bit(i, &touched, a->geom.raid_disks) {
 		list_for_each_entry(p, &sh->dev[i].batch, node)
 			copy_piece(p, sh->dev[i].page, true);
 		set_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
 	}
-	if (rmw)
-		r45_xor_into(blocks[sh->map.pd], srcs, n);
+	if (rmw)	/* the new data in */
+		r45_parity_delta(&a->geom, &sh->map, blocks, touched);
 	else
 		r45_compute_parity(&a->geom, &sh->map, blocks);
 }
@@ -729,8 +726,9 @@ static void handle_stripe(struct r45_stripe *sh)
 		unsigned long rmw_need = touched | c.parity;
 
 		/*
-		 * Read-modify-write only for single parity, every block
-		 * readable, and (md's rule: reconstruct-write beyond the
+		 * Read-modify-write (RAID6 too, where the raid6 library can
+		 * update P and Q from a range of blocks) only with every
+		 * block readable, and (md's rule: reconstruct-write beyond the
 		 * resync point) only where parity is known to match the data:
 		 * on a row the log calls out of sync (initial sync, after a
 		 * crash, during a rebuild) it would fold stale parity into the
@@ -738,7 +736,8 @@ static void handle_stripe(struct r45_stripe *sh)
 		 * would be rebuilt as garbage.  Reconstruct-write makes the
 		 * stripe's parity right instead.
 		 */
-		if (g->parity_disks == 1 && !c.nfailed && c.in_sync &&
+		if ((g->parity_disks == 1 || a->raid6_rmw) &&
+		    !c.nfailed && c.in_sync &&
 		    hweight_long(rmw_need & ~c.uptodate) <
 		    hweight_long(rcw_need & ~c.uptodate))
 			rmw = true;
@@ -865,6 +864,8 @@ int r45_make_request(struct r45_array *a, struct bio *bio)
 	bool fua = bio->bi_opf & REQ_FUA;
 	sector_t s = iter.bi_sector;
 	sector_t end = bvec_iter_end_sector(iter);
+	struct r45_stripe_map m;
+	u64 row = U64_MAX;
 
 	atomic64_inc(write ? &a->stats.writes : &a->stats.reads);
 	while (s < end) {
@@ -873,7 +874,7 @@ int r45_make_request(struct r45_array *a, struct bio *bio)
 		struct r45_piece *p;
 		unsigned int off, len;
 
-		r45_map_sector(g, s, &loc);
+		r45_map_sector_row(g, s, &loc, &m, &row);
 		off = loc.dev_sector & (R45_STRIPE_SECTORS - 1);
 		len = min_t(sector_t, end - s, R45_STRIPE_SECTORS - off);
 		sh = get_stripe(a, loc.dev_sector - off);
@@ -925,6 +926,8 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
 	unsigned int buckets = roundup_pow_of_two(R45_MAX_STRIPES / 4), i;
 
 	a->ops = ops;
+	a->raid6_rmw = a->geom.parity_disks == 2 &&
+		       r45_raid6_can_xor_syndrome();
 	spin_lock_init(&a->lock);
 	INIT_LIST_HEAD(&a->idle);
 	INIT_LIST_HEAD(&a->delayed);
