@@ -66,7 +66,19 @@ phase "idle"
 msg idle
 phase "bandwidth set 1"
 msg bandwidth set 1
-sleep "$hold"
+# the throttle's count starts once the region in flight has ended (or
+# after $hold s) and lasts 3 region times (at least 3 s): a throttle
+# that does not throttle ends 2 or more regions in it
+bw_end=$(echo "$(now) + $hold" | bc)
+b0=$(done_regions)
+while [ "$(done_regions)" = "$b0" ] && [ "$(echo "$(now) < $bw_end" | bc)" = 1 ]; do
+	sleep 0.05
+done
+bw_from=$(done_regions)
+bw_t0=$(now)
+sleep "$(echo "if ($T * 3 < 3) 3 else $T * 3" | bc)"
+bw_to=$(done_regions)
+bw_secs=$(echo "$(now) - $bw_t0" | bc | xargs printf '%.1f')
 phase "bandwidth set 100"
 msg bandwidth set 100
 # (without the fix the throttle still holds its region: frozen and idle
@@ -134,5 +146,14 @@ dmsetup remove r45st
 [ "$nreg" -ge 3 ] || die "too few regions timed at 100 %"
 [ "$(echo "$worst_s <= $limit" | bc)" = 1 ] ||
 	die "a write was held $worst_s s, longer than one region's sync time ($T s; limit $limit s)"
+# The throttle must throttle (not only not stall): at 1 % a region's sync
+# is followed by ~99 times its length of waiting, so once the region in
+# flight at "bandwidth set 1" has ended, no other ends during the rest
+# of the phase (one allowed for the 20 ms poll).  e6df961's throttle
+# missed an application its own step had blocked and let regions run
+# back to back at bandwidth 1.
+echo "regions synced at bandwidth 1 after the one in flight: $((bw_to - bw_from)) in $bw_secs s"
+[ $((bw_to - bw_from)) -le 1 ] ||
+	die "bandwidth 1 did not slow the resync: $((bw_to - bw_from)) regions in $bw_secs s"
 [ "$left" -lt "$nr" ] || die "the resync finished before the phases ended: the test proves nothing"
 echo "ok no write held longer than one region's sync time"
