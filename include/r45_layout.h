@@ -62,8 +62,7 @@ void r45_map_stripe(const struct r45_geom *g, u64 stripe,
 		    struct r45_stripe_map *m);
 void r45_map_sector(const struct r45_geom *g, sector_t lsector,
 		    struct r45_loc *loc);
-void r45_map_sector_row(const struct r45_geom *g, sector_t lsector,
-			struct r45_loc *loc, struct r45_stripe_map *m,
-			u64 *row);
+void r45_sector_pos(const struct r45_geom *g, sector_t lsector,
+		    struct r45_loc *loc);
 
 #endif

@@ -8,7 +8,6 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
-#include <linux/limits.h>
 #include <linux/math64.h>
 #else
 #include <stdint.h>
@@ -16,7 +15,6 @@
 typedef uint64_t sector_t;
 typedef uint32_t u32;
 typedef uint64_t u64;
-#define U64_MAX UINT64_MAX
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 {
 	*remainder = dividend % divisor;

@@ -165,14 +165,9 @@ void r45_map_stripe(const struct r45_geom *g, u64 stripe,
 	}
 }
 
-/*
- * r45_map_sector for the sectors of one bio, in order: the row's stripe
- * map (*m) is computed only when the row changes (*row: the row *m maps;
- * U64_MAX before the first call), not again for every 4 KiB piece.
- */
-void r45_map_sector_row(const struct r45_geom *g, sector_t lsector,
-			struct r45_loc *loc, struct r45_stripe_map *m,
-			u64 *row)
+/* Where a sector lies, without the member: stripe, dd and dev_sector. */
+void r45_sector_pos(const struct r45_geom *g, sector_t lsector,
+		    struct r45_loc *loc)
 {
 	u64 chunk = lsector >> g->chunk_shift;
 	unsigned int off = lsector & (g->chunk_sectors - 1);
@@ -180,11 +175,7 @@ void r45_map_sector_row(const struct r45_geom *g, sector_t lsector,
 
 	loc->stripe = div_u64_rem(chunk, g->data_disks, &dd);
 	loc->dd = dd;
-	if (loc->stripe != *row) {
-		r45_map_stripe(g, loc->stripe, m);
-		*row = loc->stripe;
-	}
-	loc->disk = m->data[dd];
+	loc->disk = 0;
 	loc->dev_sector = (loc->stripe << g->chunk_shift) + off;
 }
 
@@ -192,7 +183,8 @@ void r45_map_sector(const struct r45_geom *g, sector_t lsector,
 		    struct r45_loc *loc)
 {
 	struct r45_stripe_map m;
-	u64 row = U64_MAX;
 
-	r45_map_sector_row(g, lsector, loc, &m, &row);
+	r45_sector_pos(g, lsector, loc);
+	r45_map_stripe(g, loc->stripe, &m);
+	loc->disk = m.data[loc->dd];
 }

@@ -864,8 +864,6 @@ int r45_make_request(struct r45_array *a, struct bio *bio)
 	bool fua = bio->bi_opf & REQ_FUA;
 	sector_t s = iter.bi_sector;
 	sector_t end = bvec_iter_end_sector(iter);
-	struct r45_stripe_map m;
-	u64 row = U64_MAX;
 
 	atomic64_inc(write ? &a->stats.writes : &a->stats.reads);
 	while (s < end) {
@@ -874,10 +872,12 @@ int r45_make_request(struct r45_array *a, struct bio *bio)
 		struct r45_piece *p;
 		unsigned int off, len;
 
-		r45_map_sector_row(g, s, &loc, &m, &row);
+		/* the stripe holds its row's map: no map per piece here */
+		r45_sector_pos(g, s, &loc);
 		off = loc.dev_sector & (R45_STRIPE_SECTORS - 1);
 		len = min_t(sector_t, end - s, R45_STRIPE_SECTORS - off);
 		sh = get_stripe(a, loc.dev_sector - off);
+		loc.disk = sh->map.data[loc.dd];
 		p = mempool_alloc(a->piece_pool, GFP_NOIO);
 		p->bio = bio;
 		p->iter = iter;
