@@ -42,6 +42,8 @@ per_dev=$(((MIB - 2) * 2048))
 set_geom() { # <level>:<members>:<chunk> <cache>
 	IFS=: read -r LEVEL N CHUNK <<<"$1"
 	CACHE=$2
+	case $LEVEL in 5 | 6) ;; *) die "bench: level $LEVEL in $1 (5 or 6)" ;; esac
+	[ "$N" -ge $((LEVEL - 2)) ] && [ "$N" -le 6 ] || die "bench: $N members in $1 (at most 6 ramdisks)"
 	DATA=$((N - LEVEL + 4))
 	len=$((per_dev * DATA))
 	devs=(); local i; for i in $(seq 0 $((N - 1))); do devs+=("/dev/ram$i"); done
@@ -80,6 +82,7 @@ mk_dmraid() {
 		[ "${7%/*}" = "${7#*/}" ] && [ "$8" = idle ] && break
 		sleep 0.1
 	done
+	[ "$i" -lt 3000 ] || { echo "bench: dm-raid resync not done: $st" >&2; return 1; }
 	echo /dev/mapper/b_dmraid
 }
 mk_striped() {
@@ -94,9 +97,11 @@ rm_all() {
 	true
 }
 
-busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+# user nice system irq softirq (not idle, iowait, steal)
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 hz=$(getconf CLK_TCK)
-# run_fio <dev> <size MiB> <fio args...>: prints "<MB/s> <CPU s per GiB>"
+# run_fio <dev> <size MiB> <fio args...>: prints "<MiB/s> <CPU s per GiB>",
+# "0 0" when fio failed (left out of medians and ratios)
 run_fio() {
 	local dev=$1 size=$2 b0 b1 res
 	shift 2
@@ -104,9 +109,10 @@ run_fio() {
 	res=$(fio --name=b --filename="$dev" --direct=1 --ioengine=libaio "$@" \
 		--size="${size}m" --runtime="$RUNTIME" --time_based --minimal 2>/dev/null)
 	b1=$(busy)
-	echo "$res" | awk -F';' -v j=$((b1 - b0)) -v hz="$hz" '{
-		kb = $6 + $47; bw = ($7 + $48) / 1024
-		printf "%.1f %.3f\n", bw, (kb > 0 ? (j / hz) / (kb / 1048576) : 0) }'
+	echo "$res" | awk -F';' -v j=$((b1 - b0)) -v hz="$hz" '
+		NF >= 48 && $1 == 3 { kb = $6 + $47; bw = ($7 + $48) / 1024; ok = kb > 0 }
+		END { if (ok) printf "%.1f %.3f\n", bw, (j / hz) / (kb / 1048576)
+		      else print "0 0" }'
 }
 workload_args() {
 	case $1 in
@@ -117,16 +123,16 @@ workload_args() {
 	esac
 }
 
-# median of the numbers in $1 (words)
-median() { echo "$1" | tr ' ' '\n' | grep -v '^$' | sort -n |
-	awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print 0 }'; }
-# "<median> <min> <max>" of the words of $1
-spread() { echo "$1" | tr ' ' '\n' | grep -v '^$' | sort -n |
-	awk '{ a[NR] = $1 } END { if (NR) printf "%s %s %s\n", a[int((NR + 1) / 2)], a[1], a[NR]
-		else print "0 0 0" }'; }
-# per-round ratios of the words of $1 to those of $2
+# "<median> <min> <max>" of the words of $1 other than 0 (a failed run)
+spread() { echo "$1" | tr ' ' '\n' | grep -v '^0*$' | grep -v '^0\.0*$' | sort -g |
+	awk '{ a[NR] = $1 } END { if (!NR) { print "0 0 0"; exit }
+		m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+		printf "%.2f %s %s\n", m, a[1], a[NR] }'; }
+median() { spread "$1" | cut -d' ' -f1; }
+# per-round ratios of the words of $1 to those of $2 (rounds where either
+# failed are left out: every list holds one word per round)
 ratios() { awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
-	for (i = 1; i <= n; i++) if (y[i] > 0) printf "%.3f ", x[i] / y[i] }'; }
+	for (i = 1; i <= n; i++) if (x[i] > 0 && y[i] > 0) printf "%.3f ", x[i] / y[i] }'; }
 
 workloads="seqwrite seqread randwrite randread"
 type_list=(raid45 md dmraid striped)
@@ -140,7 +146,11 @@ for geom in $GEOMS; do
 			for i in 0 1 2 3; do
 				t=${type_list[(i + r - 1) % 4]}
 				rm_all
-				dev=$(mk_$t) || { echo "bench: cannot create $t for $cfg" >&2; continue; }
+				if ! dev=$(mk_$t); then
+					echo "bench: cannot create $t for $cfg" >&2
+					for w in $workloads; do bw[$t.$w]+=" 0"; cpu[$t.$w]+=" 0"; done
+					continue
+				fi
 				for w in $workloads; do
 					# shellcheck disable=SC2046
 					set -- $(run_fio "$dev" $((len / 2048 / 2)) $(workload_args $w))
@@ -152,7 +162,7 @@ for geom in $GEOMS; do
 		rm_all
 		echo
 		echo "== RAID$LEVEL, $N members, chunk $CHUNK sectors, cache $CACHE" \
-			"($ROUNDS rounds of ${RUNTIME} s runs; MB/s medians)"
+			"($ROUNDS rounds of ${RUNTIME} s runs; MiB/s medians)"
 		printf '%-10s %8s %8s %8s %8s  %-17s %-17s %17s\n' workload raid45 md dm-raid striped \
 			"r45/md [spread]" "r45/str [spread]" "CPU s/GiB r45 md"
 		: >"$out/$cfg.dat"
@@ -187,10 +197,11 @@ for r in $(seq "$ROUNDS"); do
 		mk_gone
 		if [ $t = raid45 ]; then
 			devs=(/dev/ram0 /dev/mapper/b_gone1 /dev/ram2 /dev/mapper/b_gone2 /dev/ram4)
-			dev=$(mk_raid45)
+			dev=$(mk_raid45) || die "bench: raid45 RAID6 with two members failed"
 			dd if="$dev" of=/dev/null bs=1M count=4 iflag=direct status=none 2>/dev/null
 		else
-			dev=$(mk_md /dev/ram0 missing /dev/ram2 missing /dev/ram4)
+			dev=$(mk_md /dev/ram0 missing /dev/ram2 missing /dev/ram4) ||
+				die "bench: md RAID6 with two members missing"
 		fi
 		set -- $(run_fio "$dev" $((len / 2048 / 2)) --rw=read --bs=1m --iodepth=8)
 		ex[$t.r6degread2]+=" $1"
@@ -205,27 +216,32 @@ for r in $(seq "$ROUNDS"); do
 		mk_gone
 		if [ $t = raid45 ]; then
 			devs=(/dev/ram0 /dev/mapper/b_gone1 /dev/ram2 /dev/ram3 /dev/ram4)
-			dev=$(mk_raid45)
+			dev=$(mk_raid45) || die "bench: raid45 RAID5 with a member failed"
 			dd if="$dev" of=/dev/null bs=1M count=4 iflag=direct status=none 2>/dev/null
 		else
-			dev=$(mk_md /dev/ram0 missing /dev/ram2 /dev/ram3 /dev/ram4)
+			dev=$(mk_md /dev/ram0 missing /dev/ram2 /dev/ram3 /dev/ram4) ||
+				die "bench: md RAID5 with a member missing"
 		fi
 		set -- $(run_fio "$dev" $((len / 2048 / 2)) --rw=read --bs=1m --iodepth=8)
 		ex[$t.r5degread]+=" $1"
 		rm_all
 		# rebuild member 1 with nothing else running
 		devs=(/dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 /dev/ram4)
-		start=$(date +%s.%N)
 		if [ $t = raid45 ]; then
 			tb="0 $len raid45 core 2 8192 nosync raid5_ls 2 $CHUNK 4096 $N 1"
 			for d in "${devs[@]}"; do tb+=" $d 2048"; done
-			dmsetup create b_raid45 --table "$tb"
-			while sc=$(sync_count b_raid45 $N) && [ "${sc%/*}" != "${sc#*/}" ]; do
+			start=$(date +%s.%N)
+			dmsetup create b_raid45 --table "$tb" || die "bench: raid45 rebuild table"
+			while sc=$(sync_count b_raid45 $N) && [ -n "$sc" ] &&
+				[ "${sc%/*}" != "${sc#*/}" ]; do
 				sleep 0.1
 			done
+			[ -n "$sc" ] || die "bench: no raid45 status during the rebuild"
 		else
-			mk_md /dev/ram0 missing /dev/ram2 /dev/ram3 /dev/ram4 >/dev/null
-			mdadm /dev/md0 --add /dev/ram1 >/dev/null 2>&1
+			mk_md /dev/ram0 missing /dev/ram2 /dev/ram3 /dev/ram4 >/dev/null ||
+				die "bench: md RAID5 for the rebuild"
+			start=$(date +%s.%N)
+			mdadm /dev/md0 --add /dev/ram1 >/dev/null 2>&1 || die "bench: mdadm --add"
 			sleep 0.1
 			while [ "$(cat /sys/block/md0/md/sync_action)" != idle ]; do sleep 0.1; done
 		fi
@@ -235,14 +251,14 @@ for r in $(seq "$ROUNDS"); do
 done
 rm_all
 echo
-echo "== degraded and rebuild (cache 4096, $ROUNDS rounds; MB/s medians)"
+echo "== degraded and rebuild (cache 4096, $ROUNDS rounds; MiB/s medians)"
 printf '%-22s %8s %8s  %s\n' workload raid45 md "r45/md [spread]"
 for w in r6degread2 r5degread r5rebuild; do
 	read -r rm rl rh <<<"$(spread "$(ratios "${ex[raid45.$w]}" "${ex[md.$w]}")")"
 	printf '%-22s %8s %8s  %4.2f [%4.2f-%4.2f]\n' "$w" "$(median "${ex[raid45.$w]}")" \
 		"$(median "${ex[md.$w]}")" "$rm" "$rl" "$rh"
 done
-echo "(r6degread2: RAID6 5 members, two failed; r5rebuild: MB/s of the rebuilt member)"
+echo "(r6degread2: RAID6 5 members, two failed; r5rebuild: MiB/s of the rebuilt member)"
 
 # ---- how long "dmsetup suspend" takes under full write load ----
 declare -A sus
