@@ -25,6 +25,7 @@ struct raid45 {
 	bool log_owned;			/* by the array's region hash */
 	bool statistics;
 	bool overwrite;
+	bool discard;			/* discards taken: see cut_discard */
 
 	/*
 	 * Writes held back after a member failure until user space, told by
@@ -179,6 +180,11 @@ static int get_devices(struct raid45 *rs, char **error)
 			return -EINVAL;
 		}
 	}
+	/* see cut_discard */
+	rs->discard = true;
+	for (i = 0; i < t->nr_devs; i++)
+		if (!bdev_write_zeroes_sectors(rs->devs[i]->bdev))
+			rs->discard = false;
 	return 0;
 }
 
@@ -221,6 +227,7 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	for (i = 0; i < t->nr_devs; i++)
 		r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
 				     t->offsets[i]);
+	rs->array->zero_members = rs->discard;
 	rs->array->bandwidth = t->bandwidth;
 	rs->array->recovery_stripes = t->recovery_stripes;
 	r = r45_sync_init(rs->array, rs->log, t->region_size,
@@ -242,6 +249,11 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	/* dm core clones each flush once per member (see raid45_map) */
 	ti->num_flush_bios = t->nr_devs;
+	if (rs->discard) {
+		/* one clone, cut in map; the members get write-zeroes */
+		ti->num_discard_bios = 1;
+		ti->discards_supported = true;
+	}
 	ti->per_io_data_size = sizeof(struct r45_bio_info);
 	ti->private = rs;
 	mutex_lock(&raid45_list_lock);
@@ -377,7 +389,8 @@ static bool hold_completion(struct raid45 *rs, struct bio *bio,
 	 * A failed write says "not written": nothing to protect, and held it
 	 * would hang its writer on an array that can no longer take writes.
 	 */
-	if (bio_op(bio) != REQ_OP_WRITE || !bio_sectors(bio) || error ||
+	if ((bio_op(bio) != REQ_OP_WRITE && bio_op(bio) != REQ_OP_DISCARD) ||
+	    !bio_sectors(bio) || error ||
 	    test_bit(R45_ARRAY_DEAD, &rs->array->flags))
 		return false;
 	spin_lock_irqsave(&rs->hold_lock, flags);
@@ -387,6 +400,28 @@ static bool hold_completion(struct raid45 *rs, struct bio *bio,
 	}
 	spin_unlock_irqrestore(&rs->hold_lock, flags);
 	return held;
+}
+
+/*
+ * A discard (issue 14; md's devices_handle_discard_safely problem): parity
+ * stays right only if every member reads back zeroes where the discard
+ * went, so discards are taken only when every member takes write-zeroes
+ * (REQ_OP_WRITE_ZEROES guarantees zeroes afterwards; a plain discard
+ * does not).  The stripe cache keeps a discard only on stripes it covers
+ * whole (every data block of the row), zeroes them in the cache (parity
+ * of zeroes is zeroes: no member is read) and sends each member a
+ * write-zeroes, which a member that can unmaps; the rest of a discard
+ * completes untouched.  Like a write it is counted in one region (dm core
+ * does not cut discards at max_io_len: cut here at the region's end) and
+ * held while a failure is not recorded.
+ */
+static void cut_discard(struct raid45 *rs, struct bio *bio)
+{
+	sector_t s = bio->bi_iter.bi_sector;
+	sector_t left = rs->t.region_size - (s & (rs->t.region_size - 1));
+
+	if (bio_sectors(bio) > left)
+		dm_accept_partial_bio(bio, left);
 }
 
 static int raid45_map(struct dm_target *ti, struct bio *bio)
@@ -413,7 +448,8 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 		bio_set_dev(bio, rs->devs[idx]->bdev);
 		return DM_MAPIO_REMAPPED;
 	}
-	if (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE)
+	if (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE &&
+	    (bio_op(bio) != REQ_OP_DISCARD || !rs->discard))
 		return DM_MAPIO_KILL;
 	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	if (bio_op(bio) == REQ_OP_READ) {
@@ -424,8 +460,10 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 		if (bio_sectors(bio) > left)
 			dm_accept_partial_bio(bio, left);
 	}
+	if (bio_op(bio) == REQ_OP_DISCARD)
+		cut_discard(rs, bio);
 	io->iter = bio->bi_iter;
-	if (bio_op(bio) == REQ_OP_WRITE) {
+	if (bio_op(bio) != REQ_OP_READ) {
 		int r = hold_write(rs, bio);
 
 		if (r != DM_MAPIO_REMAPPED)
@@ -505,7 +543,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&a->read_errors_fixed),
 		       (unsigned long long)r45_sync_unprotected_regions(a));
 		if (rs->statistics)
-			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld",
+			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
 			       atomic64_read(&a->stats.writes),
 			       atomic64_read(&a->stats.bypass_reads),
@@ -513,7 +551,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			       atomic64_read(&a->stats.rmw),
 			       atomic64_read(&a->stats.rcw),
 			       atomic64_read(&a->stats.degraded),
-			       atomic64_read(&a->stats.delayed));
+			       atomic64_read(&a->stats.delayed),
+			       atomic64_read(&a->stats.zeroed));
 		break;
 	case STATUSTYPE_TABLE:
 		/* the log prints its own table words: "core 2 <rs> nosync " */
@@ -687,6 +726,20 @@ static void raid45_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 	limits->io_min = chunk_bytes;
 	limits->io_opt = chunk_bytes * rs->t.geom.data_disks;
+	if (rs->discard) {
+		/*
+		 * Whole rows (cut_discard); the block layer cuts discards at
+		 * multiples of the granularity, and a region or a row, the
+		 * larger, a bio: dm cuts it at the region's end anyway.
+		 */
+		unsigned int row = rs->t.geom.chunk_sectors *
+				   rs->t.geom.data_disks;
+		unsigned int max = max(rounddown(rs->t.region_size, row), row);
+
+		limits->discard_granularity = row << SECTOR_SHIFT;
+		limits->max_hw_discard_sectors = max;
+		limits->max_discard_sectors = max;
+	}
 }
 
 static int raid45_iterate_devices(struct dm_target *ti,

@@ -107,7 +107,7 @@ struct r45_engine_ops {
 
 struct r45_stats {
 	atomic64_t reads, writes, bypass_reads, full_writes, rmw, rcw,
-		   degraded, delayed;
+		   degraded, delayed, zeroed;
 };
 
 struct r45_array {
@@ -126,6 +126,8 @@ struct r45_array {
 	unsigned int nr_stripes;	/* allocated */
 	unsigned int max_stripes;	/* cache size */
 	bool raid6_rmw;			/* RAID6 may read-modify-write */
+	bool zero_members;		/* every member takes write-zeroes:
+					 * discarded stripes are zeroed so */
 	wait_queue_head_t wait_stripe;
 	mempool_t *piece_pool;
 	struct workqueue_struct *wq;
@@ -238,6 +240,7 @@ bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
 bool r45_sync_row_in_sync(struct r45_array *a, u64 row);
+struct bio *r45_region_bio(struct bio *bio, struct bio *stand_in);
 region_t r45_sync_unprotected_regions(struct r45_array *a);
 
 /* md-compat/plug.c */

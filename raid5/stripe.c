@@ -280,12 +280,24 @@ static void end_pieces(struct r45_array *a, struct list_head *list,
 	}
 }
 
-/* Copy between a piece's bio data and a member block. */
+static bool is_discard(const struct r45_piece *p)
+{
+	return bio_op(p->bio) == REQ_OP_DISCARD;
+}
+
+/*
+ * Copy between a piece's bio data and a member block.  A discard has no
+ * data: where one is kept (settle_discards) it writes zeroes.
+ */
 static void copy_piece(struct r45_piece *p, struct page *page, bool to_page)
 {
 	struct bvec_iter iter = p->iter;
 	unsigned int off = p->page_off, left = p->len;
 
+	if (is_discard(p)) {
+		memzero_page(page, off, left);
+		return;
+	}
 	while (left) {
 		struct bio_vec bv = bio_iter_iovec(p->bio, iter);
 		unsigned int len = min(bv.bv_len, left);
@@ -329,7 +341,17 @@ static void member_end_io(struct bio *bio)
 	unsigned int idx = dev - sh->dev;
 	bool read = bio_op(bio) == REQ_OP_READ;
 
-	if (bio->bi_status) {
+	if (bio->bi_status == BLK_STS_NOTSUPP &&
+	    bio_op(bio) == REQ_OP_WRITE_ZEROES) {
+		/*
+		 * The member no longer takes write-zeroes (a table below us
+		 * changed): nothing was written, the member is fine.  The
+		 * block is written as a page of zeroes (handle_stripe), and
+		 * no later stripe asks this array's members again.
+		 */
+		WRITE_ONCE(a->zero_members, false);
+		set_bit(R45_DEV_ZERO_RETRY, &dev->flags);
+	} else if (bio->bi_status) {
 		dev->error = 1;
 		if (!read) {
 			a->ops->member_failed(a, idx);
@@ -381,7 +403,10 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 		dev->error = 0;
 		bio_init(bio, m->bdev, &dev->vec, 1, op);
 		bio->bi_iter.bi_sector = m->offset + sh->sector;
-		__bio_add_page(bio, dev->page, R45_STRIPE_BYTES, 0);
+		if (bio_op(bio) == REQ_OP_WRITE_ZEROES)
+			bio->bi_iter.bi_size = R45_STRIPE_BYTES; /* no data */
+		else
+			__bio_add_page(bio, dev->page, R45_STRIPE_BYTES, 0);
 		bio->bi_end_io = member_end_io;
 		bio->bi_private = dev;
 		submit_bio_noacct(bio);
@@ -474,12 +499,62 @@ static void fail_reads(struct r45_stripe *sh, unsigned long mask)
 	}
 }
 
-/* Move newly arrived writes into the batch; returns touched members. */
+/*
+ * Discard pieces are kept only where the batch covers every data block of
+ * the stripe: there they write zeroes, parity becomes zeroes too, and
+ * nothing needs reading (dm-raid456.c, cut_discard: when the members take it, the
+ * stripe goes to them as write-zeroes).  Elsewhere they complete
+ * untouched: a discard promises nothing about the data it names, and
+ * zeroing part of a stripe would cost reads and a parity update to give
+ * no space back.  The plugger holds partial stripes back, so the pieces
+ * of a row that dm cut at a region end meet in one batch.  sh->lock
+ * held; the dropped pieces go to @dropped.  Returns true when the batch
+ * is nothing but discards: a stripe of zeroes.
+ */
+static bool settle_discards(struct r45_stripe *sh, struct list_head *dropped)
+{
+	const struct r45_geom *g = &sh->a->geom;
+	bool full = true, only = true;
+	unsigned int i;
+
+	if (!test_bit(R45_STRIPE_DISCARD, &sh->state))
+		return false;
+	for (i = 0; i < g->data_disks; i++)
+		if (sh->dev[sh->map.data[i]].bcover != R45_FULL_COVER)
+			full = false;
+	for (i = 0; i < g->raid_disks; i++) {
+		struct r45_dev *dev = &sh->dev[i];
+		struct r45_piece *p, *tmp;
+
+		if (full) {
+			list_for_each_entry(p, &dev->batch, node)
+				if (!is_discard(p))
+					only = false;
+			continue;
+		}
+		dev->bcover = 0;
+		list_for_each_entry_safe(p, tmp, &dev->batch, node) {
+			if (is_discard(p))
+				list_move_tail(&p->node, dropped);
+			else
+				dev->bcover |= cover_mask(p);
+		}
+	}
+	if (!full)
+		clear_bit(R45_STRIPE_DISCARD, &sh->state);
+	return full && only;
+}
+
+/*
+ * Move newly arrived writes into the batch; returns touched members.
+ * @zero: the batch is a discard of the whole stripe (settle_discards).
+ */
 static unsigned long take_writes(struct r45_stripe *sh, unsigned long *full,
-				 unsigned long *reading)
+				 unsigned long *reading, bool *zero)
 {
 	unsigned long touched = 0;
 	unsigned int i;
+	LIST_HEAD(dropped);
 
 	*full = 0;
 	*reading = 0;
@@ -490,6 +565,11 @@ static unsigned long take_writes(struct r45_stripe *sh, unsigned long *full,
 		list_splice_tail_init(&dev->writes, &dev->batch);
 		dev->bcover |= dev->wcover;
 		dev->wcover = 0;
+	}
+	*zero = settle_discards(sh, &dropped);
+	for (i = 0; i < sh->a->geom.raid_disks; i++) {
+		struct r45_dev *dev = &sh->dev[i];
+
 		if (!list_empty(&dev->batch))
 			touched |= BIT(i);
 		if (dev->bcover == R45_FULL_COVER)
@@ -502,6 +582,7 @@ static unsigned long take_writes(struct r45_stripe *sh, unsigned long *full,
 		set_bit(R45_STRIPE_FUA, &sh->state);
 	}
 	spin_unlock_irq(&sh->lock);
+	end_pieces(sh->a, &dropped, BLK_STS_OK);
 	return touched;
 }
 
@@ -517,6 +598,30 @@ static void finish_batch(struct r45_stripe *sh, blk_status_t status)
 	}
 	clear_bit(R45_STRIPE_WRITING, &sh->state);
 	clear_bit(R45_STRIPE_FUA, &sh->state);
+	/* discards that came since are in dev->writes: settled next batch */
+	spin_lock_irq(&sh->lock);
+	for (i = 0; i < sh->a->geom.raid_disks; i++)
+		if (!list_empty(&sh->dev[i].writes))
+			break;
+	if (i == sh->a->geom.raid_disks)
+		clear_bit(R45_STRIPE_DISCARD, &sh->state);
+	spin_unlock_irq(&sh->lock);
+}
+
+/*
+ * Blocks whose write-zeroes a member refused (member_end_io): written
+ * again from their pages, which hold the zeroes.  Returns true while
+ * those writes are in flight; the batch finishes after them.
+ */
+static bool retry_zeroes(struct r45_stripe *sh)
+{
+	unsigned long mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < sh->a->geom.raid_disks; i++)
+		if (test_and_clear_bit(R45_DEV_ZERO_RETRY, &sh->dev[i].flags))
+			mask |= BIT(i);
+	return submit_member_io(sh, mask, REQ_OP_WRITE);
 }
 
 static void block_addrs(struct r45_stripe *sh, void **blocks)
@@ -700,20 +805,24 @@ static void handle_stripe(struct r45_stripe *sh)
 	unsigned long rewrite;
 	unsigned long all = BIT(g->raid_disks) - 1;
 	struct stripe_ctx c;
-	bool dead, rmw = false;
+	bool dead, rmw = false, zero;
+	blk_opf_t op;
 
 	if (atomic_read(&sh->io_pending))
 		return;
 	stripe_ctx_init(sh, &c);
 	dead = c.nfailed > g->parity_disks;
 
-	if (test_bit(R45_STRIPE_WRITING, &sh->state))
+	if (test_bit(R45_STRIPE_WRITING, &sh->state)) {
+		if (retry_zeroes(sh))
+			return;
 		finish_batch(sh, dead ? BLK_STS_IOERR : BLK_STS_OK);
+	}
 
 	serve_reads(sh, &c);
 	if (test_bit(R45_STRIPE_SYNC, &sh->state) && handle_sync(sh, &c))
 		return;
-	touched = take_writes(sh, &full, &reading);
+	touched = take_writes(sh, &full, &reading, &zero);
 	if (dead) {
 		/* beyond redundancy: no write can keep parity right */
 		finish_batch(sh, BLK_STS_IOERR);
@@ -785,8 +894,15 @@ static void handle_stripe(struct r45_stripe *sh)
 		atomic64_inc(&a->stats.rcw);
 	set_bit(R45_STRIPE_WRITING, &sh->state);
 	mask = (touched | c.parity | rewrite) & ~c.broken;
-	if (!submit_member_io(sh, mask, REQ_OP_WRITE |
-			      (test_bit(R45_STRIPE_FUA, &sh->state) ? REQ_FUA : 0)))
+	op = REQ_OP_WRITE;
+	if (zero && READ_ONCE(a->zero_members)) {
+		/* the cache holds the zeroes too: the stripe stays consistent */
+		op = REQ_OP_WRITE_ZEROES;
+		atomic64_inc(&a->stats.zeroed);
+	} else if (test_bit(R45_STRIPE_FUA, &sh->state)) {
+		op |= REQ_FUA;
+	}
+	if (!submit_member_io(sh, mask, op))
 		queue_stripe(sh);	/* nothing to write: finish next round */
 }
 
@@ -837,6 +953,8 @@ static void attach_piece(struct r45_array *a, struct r45_stripe *sh,
 	} else {
 		list_add_tail(&p->node, &sh->dev[disk].writes);
 		sh->dev[disk].wcover |= cover_mask(p);
+		if (is_discard(p))
+			set_bit(R45_STRIPE_DISCARD, &sh->state);
 		if (fua)
 			set_bit(R45_STRIPE_FUA_PENDING, &sh->state);
 		for (i = 0; i < a->geom.data_disks; i++)

@@ -37,6 +37,8 @@ enum {
 	R45_DEV_READ_RETRY,	/* a read failed: read it again, alone */
 	R45_DEV_READ_ERROR,	/* the member failed to read it: rebuild it
 				 * from the others, then write it back */
+	R45_DEV_ZERO_RETRY,	/* the member refused write-zeroes: write
+				 * the page of zeroes instead */
 };
 
 struct r45_stripe {
@@ -66,6 +68,7 @@ enum {
 	R45_STRIPE_SYNC,	/* a sync action waits for this stripe */
 	R45_STRIPE_SYNC_READING,	/* its member reads were issued */
 	R45_STRIPE_SYNC_WRITING,	/* its member writes were issued */
+	R45_STRIPE_DISCARD,	/* discard pieces wait or are in the batch */
 };
 
 #define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)
