@@ -43,6 +43,19 @@ struct raid45 {
 	struct dm_dev *devs[R45_MAX_DISKS];
 };
 
+/*
+ * skip_copy (md's knob of that name): whole-stripe writes of pages that
+ * cannot change under the write go to the members without a copy into
+ * the stripe cache (raid5/stripe.c, write_in_place), and arrays ask for
+ * stable writes so that file systems on them keep their pages unchanged
+ * while written (6.11 and later; see r45_compat.h).  Off by default, as
+ * in md: stable writes make a writer wait for the writeback of a page it
+ * changes.  Read when a table is loaded.
+ */
+static bool skip_copy;
+module_param(skip_copy, bool, 0644);
+MODULE_PARM_DESC(skip_copy, "Write whole stripes of stable pages without copying them; asks for stable writes (tables loaded after the change)");
+
 /* Every constructed raid45 target: a reload finds its predecessor here. */
 static LIST_HEAD(raid45_list);
 static DEFINE_MUTEX(raid45_list_lock);
@@ -228,6 +241,7 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
 				     t->offsets[i]);
 	rs->array->zero_members = rs->discard;
+	rs->array->skip_copy = skip_copy;
 	rs->array->bandwidth = t->bandwidth;
 	rs->array->recovery_stripes = t->recovery_stripes;
 	r = r45_sync_init(rs->array, rs->log, t->region_size,
@@ -543,7 +557,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&a->read_errors_fixed),
 		       (unsigned long long)r45_sync_unprotected_regions(a));
 		if (rs->statistics)
-			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld",
+			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
 			       atomic64_read(&a->stats.writes),
 			       atomic64_read(&a->stats.bypass_reads),
@@ -552,7 +566,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			       atomic64_read(&a->stats.rcw),
 			       atomic64_read(&a->stats.degraded),
 			       atomic64_read(&a->stats.delayed),
-			       atomic64_read(&a->stats.zeroed));
+			       atomic64_read(&a->stats.zeroed),
+			       atomic64_read(&a->stats.in_place));
 		break;
 	case STATUSTYPE_TABLE:
 		/* the log prints its own table words: "core 2 <rs> nosync " */
@@ -726,6 +741,8 @@ static void raid45_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 	limits->io_min = chunk_bytes;
 	limits->io_opt = chunk_bytes * rs->t.geom.data_disks;
+	if (rs->array->skip_copy)
+		r45_want_stable_writes(limits);
 	if (rs->discard) {
 		/*
 		 * Whole rows (cut_discard); the block layer cuts discards at

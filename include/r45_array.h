@@ -107,7 +107,7 @@ struct r45_engine_ops {
 
 struct r45_stats {
 	atomic64_t reads, writes, bypass_reads, full_writes, rmw, rcw,
-		   degraded, delayed, zeroed;
+		   degraded, delayed, zeroed, in_place;
 };
 
 struct r45_array {
@@ -128,6 +128,8 @@ struct r45_array {
 	bool raid6_rmw;			/* RAID6 may read-modify-write */
 	bool zero_members;		/* every member takes write-zeroes:
 					 * discarded stripes are zeroed so */
+	bool skip_copy;			/* whole-page writes of stable pages
+					 * go to the members uncopied */
 	wait_queue_head_t wait_stripe;
 	mempool_t *piece_pool;
 	struct workqueue_struct *wq;

@@ -13,6 +13,8 @@
 #include <linux/mm.h>
 #include <linux/raid/xor.h>
 #include <linux/raid/pq.h>
+#include <linux/pagemap.h>
+#include <linux/bio.h>
 
 /*
  * Parity libraries.  7.1 replaced xor_blocks() (at most MAX_XOR_BLOCKS
@@ -112,6 +114,46 @@ static inline void *r45_raid6_zero_block(void)
 	return page_address(ZERO_PAGE(0));
 #else
 	return (void *)raid6_empty_zero_page;
+#endif
+}
+
+/*
+ * skip_copy (raid5/stripe.c): may the page a write names go to the
+ * members as it is, parity computed from it, with no copy in the stripe
+ * cache?  Only if its owner cannot change it before the write completes:
+ * a page cache folio under writeback whose mapping has stable writes
+ * (every writer waits for the writeback to end first), and not pinned
+ * for DMA (O_DIRECT and io_uring pin user memory, FOLL_PIN: its owner
+ * may change it at any time, writeback or not; the bio we see is dm's
+ * clone, which does not carry BIO_PAGE_PINNED, so the folio is asked).
+ * Before 6.5 O_DIRECT took plain page references, which tell nothing:
+ * there no page qualifies.
+ */
+static inline bool r45_page_stable(struct page *page)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	struct folio *folio = page_folio(page);
+	struct address_space *mapping;
+
+	if (!folio_test_writeback(folio) || folio_maybe_dma_pinned(folio))
+		return false;
+	mapping = folio_mapping(folio);
+	return mapping && mapping_stable_writes(mapping);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Ask for stable writes on the array (skip_copy): file systems mounted on
+ * it then keep their pages unchanged while they are written.  Since 6.11
+ * a target can, through its queue limits; 6.1's dm core clears the flag
+ * unless a member needs it.
+ */
+static inline void r45_want_stable_writes(struct queue_limits *limits)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	limits->features |= BLK_FEAT_STABLE_WRITES;
 #endif
 }
 

@@ -406,7 +406,8 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 		if (bio_op(bio) == REQ_OP_WRITE_ZEROES)
 			bio->bi_iter.bi_size = R45_STRIPE_BYTES; /* no data */
 		else
-			__bio_add_page(bio, dev->page, R45_STRIPE_BYTES, 0);
+			__bio_add_page(bio, dev->wpage ? dev->wpage : dev->page,
+				       R45_STRIPE_BYTES, 0);
 		bio->bi_end_io = member_end_io;
 		bio->bi_private = dev;
 		submit_bio_noacct(bio);
@@ -594,6 +595,7 @@ static void finish_batch(struct r45_stripe *sh, blk_status_t status)
 		struct r45_dev *dev = &sh->dev[i];
 
 		dev->bcover = 0;
+		dev->wpage = NULL;	/* the bio's page is its own again */
 		end_pieces(sh->a, &dev->batch, status);
 	}
 	clear_bit(R45_STRIPE_WRITING, &sh->state);
@@ -677,6 +679,62 @@ static void apply_batch(struct r45_stripe *sh, unsigned long touched,
 		r45_parity_delta(&a->geom, &sh->map, blocks, touched);
 	else
 		r45_compute_parity(&a->geom, &sh->map, blocks);
+}
+
+/*
+ * A full-stripe write without copies (md's skip_copy): when every data
+ * block of the stripe is one piece that is a whole page of its bio, and
+ * no page can change before the write completes (r45_page_stable: page
+ * cache pages under writeback on a file system with stable writes; never
+ * O_DIRECT memory), parity is computed from the bios' own pages and
+ * those go to the members as they are (dev->wpage).  The cache's copies
+ * of the data blocks are stale then and dropped: a later read or
+ * read-modify-write reads the members.  Only where the array allows it
+ * (a->skip_copy), on a stripe with every block readable, nothing to
+ * write back and no reader waiting.  Returns false, having done nothing,
+ * where it does not apply.
+ */
+static bool write_in_place(struct r45_stripe *sh, const struct stripe_ctx *c,
+			   unsigned long touched, unsigned long full,
+			   unsigned long reading, bool zero)
+{
+	struct r45_array *a = sh->a;
+	struct page *pages[R45_MAX_DISKS];
+	void *blocks[R45_MAX_DISKS];
+	unsigned int d, i;
+
+	if (!READ_ONCE(a->skip_copy) || zero || c->failed || c->bad ||
+	    reading || (full & c->data) != c->data || (touched & ~c->data))
+		return false;
+	for (d = 0; d < a->geom.data_disks; d++) {
+		struct r45_dev *dev = &sh->dev[sh->map.data[d]];
+		struct r45_piece *p;
+		struct bio_vec bv;
+
+		if (!list_is_singular(&dev->batch))
+			return false;
+		p = list_first_entry(&dev->batch, struct r45_piece, node);
+		if (is_discard(p) || p->page_off || p->len != R45_STRIPE_BYTES)
+			return false;
+		bv = bio_iter_iovec(p->bio, p->iter);
+		if (bv.bv_offset || bv.bv_len != R45_STRIPE_BYTES ||
+		    PageHighMem(bv.bv_page) ||
+		    !r45_page_stable(bv.bv_page))
+			return false;
+		pages[d] = bv.bv_page;
+	}
+	block_addrs(sh, blocks);
+	for (d = 0; d < a->geom.data_disks; d++) {
+		struct r45_dev *dev = &sh->dev[sh->map.data[d]];
+
+		dev->wpage = pages[d];
+		blocks[sh->map.data[d]] = page_address(pages[d]);
+		clear_bit(R45_DEV_UPTODATE, &dev->flags);
+	}
+	r45_compute_parity(&a->geom, &sh->map, blocks);
+	for_each_set_bit(i, &c->parity, a->geom.raid_disks)
+		set_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
+	return true;
 }
 
 static void end_sync(struct r45_stripe *sh, bool ok)
@@ -885,7 +943,10 @@ static void handle_stripe(struct r45_stripe *sh)
 		return;
 	}
 
-	apply_batch(sh, touched, rmw);
+	if (!rmw && write_in_place(sh, &c, touched, full, reading, zero))
+		atomic64_inc(&a->stats.in_place);
+	else
+		apply_batch(sh, touched, rmw);
 	if (rmw)
 		atomic64_inc(&a->stats.rmw);
 	else if ((full & c.data) == c.data)

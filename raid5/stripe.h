@@ -27,6 +27,8 @@ struct r45_dev {
 	unsigned int bcover;		/* sectors covered by the batch */
 	int error;			/* last member I/O failed */
 	struct r45_stripe *sh;		/* back pointer for I/O completion */
+	struct page *wpage;		/* written instead of page: a bio's
+					 * own (write_in_place) */
 	struct bio *bio;		/* member I/O, one at a time */
 	struct bio_vec vec;
 };
