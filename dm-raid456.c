@@ -193,8 +193,12 @@ static int get_devices(struct raid45 *rs, char **error)
 			return -EINVAL;
 		}
 	}
-	/* see cut_discard */
-	rs->discard = true;
+	/*
+	 * See cut_discard.  Not with regions smaller than a row: every row
+	 * would be cut into bios that rarely meet in one batch.
+	 */
+	rs->discard = t->region_size >=
+		      (sector_t)t->geom.chunk_sectors * t->geom.data_disks;
 	for (i = 0; i < t->nr_devs; i++)
 		if (!bdev_write_zeroes_sectors(rs->devs[i]->bdev))
 			rs->discard = false;
@@ -241,7 +245,9 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
 				     t->offsets[i]);
 	rs->array->zero_members = rs->discard;
-	rs->array->skip_copy = skip_copy;
+	rs->array->skip_copy = skip_copy && R45_CAN_SKIP_COPY;
+	if (skip_copy && !R45_CAN_SKIP_COPY)
+		DMINFO("skip_copy needs Linux 6.11 or later: every write is copied");
 	rs->array->bandwidth = t->bandwidth;
 	rs->array->recovery_stripes = t->recovery_stripes;
 	r = r45_sync_init(rs->array, rs->log, t->region_size,
@@ -745,17 +751,20 @@ static void raid45_io_hints(struct dm_target *ti, struct queue_limits *limits)
 		r45_want_stable_writes(limits);
 	if (rs->discard) {
 		/*
-		 * Whole rows (cut_discard); the block layer cuts discards at
-		 * multiples of the granularity, and a region or a row, the
-		 * larger, a bio: dm cuts it at the region's end anyway.
+		 * The block layer rounds discards to the granularity with
+		 * round_up(): a power of two, as md's, the smallest that holds
+		 * a row.  A bio is at most a region (cut_discard cuts there).
+		 * 6.1 reads max_discard_sectors; later kernels derive it from
+		 * max_hw_discard_sectors.
 		 */
-		unsigned int row = rs->t.geom.chunk_sectors *
-				   rs->t.geom.data_disks;
-		unsigned int max = max(rounddown(rs->t.region_size, row), row);
+		unsigned int gran = roundup_pow_of_two(rs->t.geom.data_disks) *
+				    rs->t.geom.chunk_sectors;
+		unsigned int most = max(rs->t.region_size, gran);
 
-		limits->discard_granularity = row << SECTOR_SHIFT;
-		limits->max_hw_discard_sectors = max;
-		limits->max_discard_sectors = max;
+		limits->discard_granularity = gran << SECTOR_SHIFT;
+		limits->discard_alignment = 0;
+		limits->max_hw_discard_sectors = most;
+		limits->max_discard_sectors = most;
 	}
 }
 

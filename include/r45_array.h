@@ -242,7 +242,7 @@ bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
 bool r45_sync_row_in_sync(struct r45_array *a, u64 row);
-struct bio *r45_region_bio(struct bio *bio, struct bio *stand_in);
+void r45_sync_mark_nosync(struct r45_array *a, struct bio *bio);
 region_t r45_sync_unprotected_regions(struct r45_array *a);
 
 /* md-compat/plug.c */

@@ -126,12 +126,13 @@ static inline void *r45_raid6_zero_block(void)
  * for DMA (O_DIRECT and io_uring pin user memory, FOLL_PIN: its owner
  * may change it at any time, writeback or not; the bio we see is dm's
  * clone, which does not carry BIO_PAGE_PINNED, so the folio is asked).
- * Before 6.5 O_DIRECT took plain page references, which tell nothing:
- * there no page qualifies.
+ * O_DIRECT pins since 6.5 (before, plain page references tell nothing)
+ * and mappings carry the stable-writes flag since 6.8 (Debian's 6.1 has
+ * it backported, not the pinning): before 6.8 no page qualifies.
  */
 static inline bool r45_page_stable(struct page *page)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
 	struct folio *folio = page_folio(page);
 	struct address_space *mapping;
 
@@ -143,6 +144,9 @@ static inline bool r45_page_stable(struct page *page)
 	return false;
 #endif
 }
+
+/* skip_copy needs both: stable writes asked for, pages that say so */
+#define R45_CAN_SKIP_COPY (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0))
 
 /*
  * Ask for stable writes on the array (skip_copy): file systems mounted on

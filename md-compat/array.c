@@ -361,7 +361,6 @@ void r45_array_write_done(struct r45_array *a, struct bio *bio,
 			  struct r45_bio_info *info)
 {
 	struct bvec_iter saved;
-	struct bio stand_in;
 
 	if (!info->counted)
 		return;
@@ -369,7 +368,7 @@ void r45_array_write_done(struct r45_array *a, struct bio *bio,
 	if (info->unacked) {
 		saved = bio->bi_iter;
 		bio->bi_iter = info->iter;
-		dm_rh_mark_nosync(a->rh, r45_region_bio(bio, &stand_in));
+		r45_sync_mark_nosync(a, bio);
 		bio->bi_iter = saved;
 	}
 	dm_rh_dec(a->rh, info->region);

@@ -120,6 +120,50 @@ static u64 nr_rows(struct r45_array *a)
 /* ---- region hash callbacks and the write path ---- */
 
 /*
+ * Discards and the region hash: dm_rh_inc_pending() and
+ * dm_rh_mark_nosync() pass over discards (dm-raid1 sends a discard to
+ * every mirror alike), but here a discard writes zeroes to the members
+ * (raid5/stripe.c), which a crash can leave half done like any write: it
+ * is counted as a write of the same extent, through a stand-in bio that
+ * is never submitted.  Out of line: only discards pay its stack.
+ */
+static void init_stand_in(struct bio *stand_in, struct bio *discard)
+{
+	bio_init(stand_in, NULL, NULL, 0, REQ_OP_WRITE);
+	stand_in->bi_iter = discard->bi_iter;
+}
+
+static noinline_for_stack void inc_discard(struct r45_array *a,
+					   struct bio *bio)
+{
+	struct bio_list list;
+	struct bio stand_in;
+
+	init_stand_in(&stand_in, bio);
+	bio_list_init(&list);
+	bio_list_add(&list, &stand_in);
+	dm_rh_inc_pending(a->rh, &list);
+}
+
+static noinline_for_stack void mark_discard_nosync(struct r45_array *a,
+						   struct bio *bio)
+{
+	struct bio stand_in;
+
+	init_stand_in(&stand_in, bio);
+	dm_rh_mark_nosync(a->rh, &stand_in);
+}
+
+/* A write (or discard) left its region out of sync (array.c). */
+void r45_sync_mark_nosync(struct r45_array *a, struct bio *bio)
+{
+	if (bio_op(bio) == REQ_OP_DISCARD)
+		mark_discard_nosync(a, bio);
+	else
+		dm_rh_mark_nosync(a->rh, bio);
+}
+
+/*
  * Count a write in its region (marking the region dirty in the log) or
  * hold it while the region is being recovered.  rh_mutex held.  Returns
  * false if the bio was held.
@@ -130,35 +174,21 @@ static bool count_write(struct r45_array *a, struct bio *bio)
 		dm_per_bio_data(bio, sizeof(struct r45_bio_info));
 	region_t region = dm_rh_bio_to_region(a->rh, bio);
 	struct bio_list list;
-	struct bio stand_in;
 
 	if (dm_rh_get_state(a->rh, region, 1) == DM_RH_RECOVERING) {
 		dm_rh_delay(a->rh, bio);
 		return false;
 	}
-	bio_list_init(&list);
-	bio_list_add(&list, r45_region_bio(bio, &stand_in));
-	dm_rh_inc_pending(a->rh, &list);
+	if (bio_op(bio) == REQ_OP_DISCARD) {
+		inc_discard(a, bio);
+	} else {
+		bio_list_init(&list);
+		bio_list_add(&list, bio);
+		dm_rh_inc_pending(a->rh, &list);
+	}
 	info->counted = true;
 	info->region = region;
 	return true;
-}
-
-/*
- * The bio to tell the region hash about.  dm_rh_inc_pending() and
- * dm_rh_mark_nosync() pass over discards (dm-raid1 sends a discard to
- * every mirror alike), but here a discard writes zeroes to the members
- * (raid5/stripe.c), which a crash can leave half done like any write:
- * it is counted as a write of the same extent, through @stand_in, a bio
- * that is never submitted.
- */
-struct bio *r45_region_bio(struct bio *bio, struct bio *stand_in)
-{
-	if (bio_op(bio) != REQ_OP_DISCARD)
-		return bio;
-	bio_init(stand_in, NULL, NULL, 0, REQ_OP_WRITE);
-	stand_in->bi_iter = bio->bi_iter;
-	return stand_in;
 }
 
 /*

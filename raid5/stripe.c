@@ -341,15 +341,20 @@ static void member_end_io(struct bio *bio)
 	unsigned int idx = dev - sh->dev;
 	bool read = bio_op(bio) == REQ_OP_READ;
 
-	if (bio->bi_status == BLK_STS_NOTSUPP &&
-	    bio_op(bio) == REQ_OP_WRITE_ZEROES) {
+	if (bio->bi_status && bio_op(bio) == REQ_OP_WRITE_ZEROES) {
 		/*
-		 * The member no longer takes write-zeroes (a table below us
-		 * changed): nothing was written, the member is fine.  The
-		 * block is written as a page of zeroes (handle_stripe), and
-		 * no later stripe asks this array's members again.
+		 * A write-zeroes that failed is written again as a page of
+		 * zeroes (retry_zeroes) before the member is judged: a member
+		 * can advertise write-zeroes and refuse it (a table below us
+		 * changed: BLK_STS_NOTSUPP; a SCSI disk refusing WRITE SAME,
+		 * which sd then stops advertising: an I/O error), and one
+		 * discard must not fail every member.  If the member no longer
+		 * advertises it, no later stripe asks this array's members
+		 * again (blkdev_issue_zeroout's rule).
 		 */
-		WRITE_ONCE(a->zero_members, false);
+		if (bio->bi_status == BLK_STS_NOTSUPP ||
+		    !bdev_write_zeroes_sectors(a->members[idx].bdev))
+			WRITE_ONCE(a->zero_members, false);
 		set_bit(R45_DEV_ZERO_RETRY, &dev->flags);
 	} else if (bio->bi_status) {
 		dev->error = 1;
@@ -503,14 +508,16 @@ static void fail_reads(struct r45_stripe *sh, unsigned long mask)
 /*
  * Discard pieces are kept only where the batch covers every data block of
  * the stripe: there they write zeroes, parity becomes zeroes too, and
- * nothing needs reading (dm-raid456.c, cut_discard: when the members take it, the
- * stripe goes to them as write-zeroes).  Elsewhere they complete
- * untouched: a discard promises nothing about the data it names, and
- * zeroing part of a stripe would cost reads and a parity update to give
- * no space back.  The plugger holds partial stripes back, so the pieces
- * of a row that dm cut at a region end meet in one batch.  sh->lock
- * held; the dropped pieces go to @dropped.  Returns true when the batch
- * is nothing but discards: a stripe of zeroes.
+ * nothing needs reading (dm-raid456.c, cut_discard: the stripe goes to
+ * the members as write-zeroes).  Elsewhere they complete untouched: a
+ * discard promises nothing about the data it names, and zeroing part of
+ * a stripe would cost reads and a parity update to give no space back.
+ * Best effort where a row was cut into two bios (at a region end, or at
+ * a granularity boundary inside the row): the plugger holds partial
+ * stripes back, so the two usually meet in one batch, but a stripe
+ * handled in between keeps its data.  sh->lock held; the dropped pieces
+ * go to @dropped.  Returns true when the batch is nothing but discards:
+ * a stripe of zeroes.
  */
 static bool settle_discards(struct r45_stripe *sh, struct list_head *dropped)
 {
@@ -600,6 +607,8 @@ static void finish_batch(struct r45_stripe *sh, blk_status_t status)
 	}
 	clear_bit(R45_STRIPE_WRITING, &sh->state);
 	clear_bit(R45_STRIPE_FUA, &sh->state);
+	if (!test_bit(R45_STRIPE_DISCARD, &sh->state))
+		return;
 	/* discards that came since are in dev->writes: settled next batch */
 	spin_lock_irq(&sh->lock);
 	for (i = 0; i < sh->a->geom.raid_disks; i++)
@@ -611,9 +620,10 @@ static void finish_batch(struct r45_stripe *sh, blk_status_t status)
 }
 
 /*
- * Blocks whose write-zeroes a member refused (member_end_io): written
- * again from their pages, which hold the zeroes.  Returns true while
- * those writes are in flight; the batch finishes after them.
+ * Blocks whose write-zeroes failed (member_end_io): written again from
+ * their pages, which hold the zeroes; a failure now fails the member.
+ * Returns true while those writes are in flight; the batch finishes
+ * after them.
  */
 static bool retry_zeroes(struct r45_stripe *sh)
 {
@@ -699,11 +709,10 @@ static bool write_in_place(struct r45_stripe *sh, const struct stripe_ctx *c,
 			   unsigned long reading, bool zero)
 {
 	struct r45_array *a = sh->a;
-	struct page *pages[R45_MAX_DISKS];
 	void *blocks[R45_MAX_DISKS];
 	unsigned int d, i;
 
-	if (!READ_ONCE(a->skip_copy) || zero || c->failed || c->bad ||
+	if (!a->skip_copy || zero || c->failed || c->bad ||
 	    reading || (full & c->data) != c->data || (touched & ~c->data))
 		return false;
 	for (d = 0; d < a->geom.data_disks; d++) {
@@ -721,14 +730,15 @@ static bool write_in_place(struct r45_stripe *sh, const struct stripe_ctx *c,
 		    PageHighMem(bv.bv_page) ||
 		    !r45_page_stable(bv.bv_page))
 			return false;
-		pages[d] = bv.bv_page;
 	}
 	block_addrs(sh, blocks);
 	for (d = 0; d < a->geom.data_disks; d++) {
 		struct r45_dev *dev = &sh->dev[sh->map.data[d]];
+		struct r45_piece *p = list_first_entry(&dev->batch,
+						       struct r45_piece, node);
 
-		dev->wpage = pages[d];
-		blocks[sh->map.data[d]] = page_address(pages[d]);
+		dev->wpage = bio_iter_iovec(p->bio, p->iter).bv_page;
+		blocks[sh->map.data[d]] = page_address(dev->wpage);
 		clear_bit(R45_DEV_UPTODATE, &dev->flags);
 	}
 	r45_compute_parity(&a->geom, &sh->map, blocks);

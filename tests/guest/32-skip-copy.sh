@@ -3,7 +3,9 @@
 # stable writes (6.11 and later), and whole-stripe writes of page cache
 # pages under writeback on a file system with stable writes go to the
 # members without a copy (the "in_place" counter).  O_DIRECT memory is
-# never written in place (its owner may change it during the write), and
+# never written in place (its owner may change it during the write:
+# anonymous memory is neither page cache nor under writeback; what would
+# be, an mmapped file's page, is refused by its DMA pin), and
 # on 6.1, where a target cannot ask for stable writes, nothing is.  Then
 # small writes over the stripes written in place (their cached data was
 # dropped: read-modify-write must read the members), files and the raw
@@ -40,6 +42,9 @@ table="0 $size raid45 core 2 1024 nosync raid5_ls 1 $chunk $n -1"
 for d in "${devs[@]}"; do table+=" $d 2048"; done
 dmsetup create r45s --table "$table" || die "create"
 dmsetup message r45s 0 statistics on || die "statistics on"
+# a cache as large as the array: every stripe written in place is still
+# cached (its data pages dropped) when the small writes below come
+dmsetup message r45s 0 stripe_cache set 16384 || die "stripe_cache"
 sw=$(queue_attr /dev/mapper/r45s stable_writes)
 [ "$sw" = $new ] || die "stable_writes $sw on $(uname -r), expected $new"
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Discard (issue 14): taken only when every member takes write-zeroes
 # (loop devices over tmpfs files: yes; brd: no, and then the array must
-# not advertise it).  A discard zeroes the stripes it covers whole, as
+# not advertise it; a member that refuses it later gets zeroes written).
+# A discard zeroes the stripes it covers whole, as
 # write-zeroes to every member (the tmpfs files get holes), and leaves
 # the rest untouched: checked byte for byte with blkdiscard on raid5_ls
 # and raid6_zr, then parity recomputed from the raw members.  Then ext4
@@ -85,11 +86,13 @@ for type in raid5_ls raid6_zr; do
 	dd=$((n - pd))
 	size=$((per_dev * dd))
 	row=$((chunk * dd))
+	gran=$chunk	# a power of two: the block layer rounds with round_up()
+	while [ $gran -lt $row ]; do gran=$((gran * 2)); done
 	make_loops
 	dmsetup create r45d --table "$(table_for $type $size "${loops[@]}")" || die "create $type"
 	dmsetup message r45d 0 statistics on || die "statistics on"
-	[ "$(queue_attr /dev/mapper/r45d discard_granularity)" = $((row * 512)) ] ||
-		die "$type: discard_granularity $(queue_attr /dev/mapper/r45d discard_granularity), expected $((row * 512))"
+	[ "$(queue_attr /dev/mapper/r45d discard_granularity)" = $((gran * 512)) ] ||
+		die "$type: discard_granularity $(queue_attr /dev/mapper/r45d discard_granularity), expected $((gran * 512))"
 	[ "$(queue_attr /dev/mapper/r45d discard_max_bytes)" != 0 ] || die "$type: no discard advertised"
 	head -c $((size * 512)) /dev/urandom >/tmp/img
 	dd if=/tmp/img of=/dev/mapper/r45d bs=1M oflag=direct status=none || die "write"
@@ -113,6 +116,46 @@ for type in raid5_ls raid6_zr; do
 		{ cat /tmp/pc; die "$type: parity-check after discard"; }
 	echo "ok $type: $z stripes zeroed, $((before - after)) KiB given back, $(cat /tmp/pc)"
 done
+
+# --- a member that stops taking write-zeroes (its table now maps a ramdisk):
+# its blocks are written as pages of zeroes instead, no member fails ---
+make_loops
+lin=()
+for i in $(seq 0 $((n - 1))); do
+	dmsetup create "r45m$i" --table "0 $((mib * 2048)) linear ${loops[$i]} 0" ||
+		die "linear member $i"
+	lin+=("/dev/mapper/r45m$i")
+done
+size=$((per_dev * (n - 1)))
+row=$((chunk * (n - 1)))
+dmsetup create r45d --table "$(table_for raid5_ls $size "${lin[@]}")" || die "create over linear members"
+[ "$(queue_attr /dev/mapper/r45d discard_max_bytes)" != 0 ] || die "no discard over linear members"
+head -c $((size * 512)) /dev/urandom >/tmp/img
+dd if=/tmp/img of=/dev/mapper/r45d bs=1M oflag=direct status=none || die "write"
+make_ramdisks 1 $mib
+if [ "$(queue_attr /dev/ram0 write_zeroes_max_bytes)" = 0 ]; then
+	dmsetup suspend r45d || die "suspend"
+	dd if="${loops[3]}" of=/dev/ram0 bs=1M iflag=direct oflag=direct status=none || die "copy member"
+	dmsetup suspend r45m3 && dmsetup load r45m3 --table "0 $((mib * 2048)) linear /dev/ram0 0" &&
+		dmsetup resume r45m3 || die "member 3 to the ramdisk"
+	dmsetup resume r45d || die "resume"
+	s=$((3 * row - chunk / 2))
+	e=$((10 * row + 8))
+	blkdiscard -o $((s * 512)) -l $(((e - s) * 512)) /dev/mapper/r45d || die "blkdiscard, member refusing"
+	[ "$(health r45d $n)" = AAAA ] || die "a refused write-zeroes failed a member: $(dmsetup status r45d)"
+	dd if=/dev/zero of=/tmp/img bs=512 seek=$((3 * row)) count=$((7 * row)) conv=notrunc status=none
+	cmp /tmp/img /dev/mapper/r45d || die "rows not zeroed where a member refused write-zeroes"
+	dmsetup remove r45d || die "remove"
+	"$PARCHECK" -t raid5_ls -c $chunk -o $off -n $((per_dev / chunk)) \
+		"${loops[0]}" "${loops[1]}" "${loops[2]}" /dev/ram0 >/tmp/pc ||
+		{ cat /tmp/pc; die "parity-check after refused write-zeroes"; }
+	echo "ok: write-zeroes refused by a member: zeroes written instead, AAAA, $(cat /tmp/pc)"
+else
+	dmsetup remove r45d || die "remove"
+	echo "brd takes write-zeroes on this kernel: the refusal case is not tested"
+fi
+for i in $(seq 0 $((n - 1))); do dmsetup remove "r45m$i" || die "remove r45m$i"; done
+rmmod brd
 
 # --- ext4: mkfs, files, rm, fstrim; then md's check ---
 make_loops
