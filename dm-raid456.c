@@ -199,6 +199,10 @@ static int get_devices(struct raid45 *rs, char **error)
 	 */
 	rs->discard = t->region_size >=
 		      (sector_t)t->geom.chunk_sectors * t->geom.data_disks;
+	if (!rs->discard)
+		DMINFO("no discard: region size %u below a row of %u sectors",
+		       t->region_size,
+		       t->geom.chunk_sectors * t->geom.data_disks);
 	for (i = 0; i < t->nr_devs; i++)
 		if (!bdev_write_zeroes_sectors(rs->devs[i]->bdev))
 			rs->discard = false;

@@ -352,8 +352,9 @@ static void member_end_io(struct bio *bio)
 		 * advertises it, no later stripe asks this array's members
 		 * again (blkdev_issue_zeroout's rule).
 		 */
-		if (bio->bi_status == BLK_STS_NOTSUPP ||
-		    !bdev_write_zeroes_sectors(a->members[idx].bdev))
+		if ((bio->bi_status == BLK_STS_NOTSUPP ||
+		     !bdev_write_zeroes_sectors(a->members[idx].bdev)) &&
+		    !test_bit(R45_MEMBER_FAILED, &a->members[idx].flags))
 			WRITE_ONCE(a->zero_members, false);
 		set_bit(R45_DEV_ZERO_RETRY, &dev->flags);
 	} else if (bio->bi_status) {
@@ -627,12 +628,14 @@ static void finish_batch(struct r45_stripe *sh, blk_status_t status)
  */
 static bool retry_zeroes(struct r45_stripe *sh)
 {
+	struct r45_array *a = sh->a;
 	unsigned long mask = 0;
 	unsigned int i;
 
-	for (i = 0; i < sh->a->geom.raid_disks; i++)
-		if (test_and_clear_bit(R45_DEV_ZERO_RETRY, &sh->dev[i].flags))
-			mask |= BIT(i);
+	for (i = 0; i < a->geom.raid_disks; i++)
+		if (test_and_clear_bit(R45_DEV_ZERO_RETRY, &sh->dev[i].flags) &&
+		    !test_bit(R45_MEMBER_FAILED, &a->members[i].flags))
+			mask |= BIT(i);	/* a failed member is never written */
 	return submit_member_io(sh, mask, REQ_OP_WRITE);
 }
 
