@@ -708,15 +708,15 @@ static void apply_batch(struct r45_stripe *sh, unsigned long touched,
  * where it does not apply.
  */
 static bool write_in_place(struct r45_stripe *sh, const struct stripe_ctx *c,
-			   unsigned long touched, unsigned long full,
-			   unsigned long reading, bool zero)
+			   unsigned long full, unsigned long reading)
 {
 	struct r45_array *a = sh->a;
 	void *blocks[R45_MAX_DISKS];
 	unsigned int d, i;
 
-	if (!a->skip_copy || zero || c->failed || c->bad ||
-	    reading || (full & c->data) != c->data || (touched & ~c->data))
+	/* writes land on data blocks only; a discard piece is refused below */
+	if (!a->skip_copy || c->failed || c->bad || reading ||
+	    (full & c->data) != c->data)
 		return false;
 	for (d = 0; d < a->geom.data_disks; d++) {
 		struct r45_dev *dev = &sh->dev[sh->map.data[d]];
@@ -956,7 +956,7 @@ static void handle_stripe(struct r45_stripe *sh)
 		return;
 	}
 
-	if (!rmw && write_in_place(sh, &c, touched, full, reading, zero))
+	if (!rmw && write_in_place(sh, &c, full, reading))
 		atomic64_inc(&a->stats.in_place);
 	else
 		apply_batch(sh, touched, rmw);
