@@ -78,6 +78,7 @@ struct r45_lane {
 	struct list_head ready;		/* stripes waiting to be handled */
 	bool active;			/* work queued or running: it will
 					 * look at ready before it ends */
+	atomic_t backlog;		/* queued here and not yet handled */
 	struct work_struct work;
 	struct page *scratch[2];	/* parity checks, one stripe at a time */
 };
@@ -134,7 +135,7 @@ struct r45_array {
 	mempool_t *piece_pool;
 	struct workqueue_struct *wq;
 	struct r45_lane *lanes;
-	unsigned int nr_lanes;
+	unsigned int nr_lanes;		/* home lanes, then one spill lane */
 
 	/* plugger (md-compat/plug.c) */
 	atomic_t plug_cbs;		/* submitters' plugs naming us */

@@ -10,9 +10,10 @@
  *
  * Locking: a->lock (irq-safe) guards the hash, the idle and delayed lists
  * and the stripe counts; sh->lock guards a stripe's piece lists.  Only
- * the stripe's work item (never concurrent with itself) runs
- * handle_stripe(), and only while no member I/O of the stripe is in
- * flight, so the block flags need no lock.
+ * one lane at a time runs handle_stripe() on a stripe (queue_stripe()
+ * moves a stripe between lanes only while no lane holds it), and only
+ * while no member I/O of the stripe is in flight, so the block flags need
+ * no lock.
  */
 #include <linux/slab.h>
 #include <linux/hash.h>
@@ -83,6 +84,44 @@ static struct hlist_head *stripe_bucket(struct r45_array *a, sector_t sector)
 	return &a->hash[hash_64(sector / R45_STRIPE_SECTORS, 32) & a->hash_mask];
 }
 
+/*
+ * Lanes: a stripe is handled in its home lane (by stripe number, over all
+ * lanes but the last) unless that lane is backed up.  One CPU is left to
+ * the submitters that way: on 2 CPUs a second lane for every stripe made
+ * 4 KiB random writes slower (105 against 137 MB/s), its worker waking for
+ * every few stripes, while sequential writes, which queue whole rows at a
+ * time, want both CPUs (581 against 431 MB/s).  So the last lane takes
+ * only the overflow of busy ones.
+ */
+#define R45_LANE_SPILL	32	/* backlog at which a stripe goes elsewhere */
+
+static struct r45_lane *home_lane(struct r45_array *a, sector_t sector)
+{
+	unsigned int homes = max(a->nr_lanes - 1, 1U);
+
+	return &a->lanes[(sector / R45_STRIPE_SECTORS) % homes];
+}
+
+/* The lane for a stripe that no lane holds: home, or the least loaded. */
+static struct r45_lane *pick_lane(struct r45_stripe *sh)
+{
+	struct r45_array *a = sh->a;
+	struct r45_lane *lane = home_lane(a, sh->sector), *l;
+	int best = atomic_read(&lane->backlog);
+
+	if (best < R45_LANE_SPILL)
+		return lane;
+	for (l = a->lanes; l < a->lanes + a->nr_lanes; l++) {
+		int n = atomic_read(&l->backlog);
+
+		if (n < best) {
+			best = n;
+			lane = l;
+		}
+	}
+	return lane;
+}
+
 /* Give a stripe (idle, unreferenced) a new identity.  a->lock held. */
 static void assign_stripe(struct r45_array *a, struct r45_stripe *sh,
 			  sector_t sector)
@@ -99,7 +138,7 @@ static void assign_stripe(struct r45_array *a, struct r45_stripe *sh,
 		sh->dev[i].error = 0;
 	}
 	r45_map_stripe(&a->geom, sector >> a->geom.chunk_shift, &sh->map);
-	sh->lane = &a->lanes[(sector / R45_STRIPE_SECTORS) % a->nr_lanes];
+	sh->lane = home_lane(a, sector);
 	hlist_add_head(&sh->hash, stripe_bucket(a, sector));
 	atomic_set(&sh->count, 1);
 }
@@ -210,13 +249,24 @@ static void put_stripe(struct r45_stripe *sh)
  */
 static void queue_stripe(struct r45_stripe *sh)
 {
-	struct r45_lane *lane = sh->lane;
+	struct r45_lane *lane;
 	unsigned long flags;
 	bool kick;
 
 	if (test_and_set_bit(R45_STRIPE_QUEUED, &sh->state))
 		return;
+	/*
+	 * We set QUEUED, so no lane lists the stripe.  A lane that is still
+	 * handling it (lane_work sets HANDLING before it clears QUEUED) takes
+	 * it again when done; otherwise no lane holds it, and it may move:
+	 * the acquire pairs with the release of HANDLING, so the old lane's
+	 * work on the stripe is seen by the new one.
+	 */
+	if (!test_bit_acquire(R45_STRIPE_HANDLING, &sh->state))
+		sh->lane = pick_lane(sh);
+	lane = sh->lane;
 	atomic_inc(&sh->count);
+	atomic_inc(&lane->backlog);
 	spin_lock_irqsave(&lane->lock, flags);
 	list_add_tail(&sh->ready, &lane->ready);
 	kick = !lane->active;
@@ -1002,8 +1052,13 @@ static void lane_work(struct work_struct *work)
 		blk_start_plug(&plug);
 		list_for_each_entry_safe(sh, tmp, &batch, ready) {
 			list_del_init(&sh->ready);
+			/* held before it can be queued again: queue_stripe() */
+			set_bit(R45_STRIPE_HANDLING, &sh->state);
+			smp_mb__before_atomic();
 			clear_bit(R45_STRIPE_QUEUED, &sh->state);
 			handle_stripe(sh);
+			clear_bit_unlock(R45_STRIPE_HANDLING, &sh->state);
+			atomic_dec(&lane->backlog);
 			put_stripe(sh);
 		}
 		blk_finish_plug(&plug);
@@ -1134,13 +1189,8 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
 	a->piece_pool = mempool_create_slab_pool(256, r45_piece_cache);
 	if (!a->piece_pool)
 		goto fail;
-	/*
-	 * One CPU is left to the submitters: on 2 CPUs a second lane made
-	 * sequential writes faster (581 against 431 MB/s) but random 4 KiB
-	 * writes slower (105 against 137 MB/s; md: 380 and 112), its
-	 * workers waking for every few stripes.
-	 */
-	a->nr_lanes = clamp(num_online_cpus() - 1, 1U, 32U);
+	/* home lanes for all CPUs but one, and the spill lane: pick_lane() */
+	a->nr_lanes = clamp(num_online_cpus(), 1U, 32U);
 	a->lanes = kcalloc(a->nr_lanes, sizeof(*a->lanes), GFP_KERNEL);
 	if (!a->lanes)
 		goto fail;

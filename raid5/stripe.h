@@ -53,7 +53,8 @@ struct r45_stripe {
 	unsigned long state;
 	atomic_t io_pending;
 	int sync_action;		/* enum r45_action */
-	struct r45_lane *lane;		/* where it is handled */
+	struct r45_lane *lane;		/* where it is handled: chosen by
+					 * queue_stripe() */
 	struct list_head ready;		/* on the lane's ready list */
 	struct r45_stripe_map map;
 	struct bio *bios;		/* dev[i].bio, one allocation */
@@ -71,6 +72,7 @@ enum {
 	R45_STRIPE_SYNC_READING,	/* its member reads were issued */
 	R45_STRIPE_SYNC_WRITING,	/* its member writes were issued */
 	R45_STRIPE_DISCARD,	/* discard pieces wait or are in the batch */
+	R45_STRIPE_HANDLING,	/* its lane runs handle_stripe() on it */
 };
 
 #define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)
