@@ -70,8 +70,9 @@ struct r45_bio_info {
 };
 
 /*
- * A lane handles the stripes whose number falls on it, one at a time and
- * in batches under one block plug; lanes run in parallel.
+ * A lane handles stripes one at a time, in batches under one block plug;
+ * lanes run in parallel.  A stripe goes to its home lane by stripe
+ * number, or to the least loaded one when home is backed up (pick_lane).
  */
 struct r45_lane {
 	spinlock_t lock;

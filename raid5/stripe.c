@@ -11,9 +11,10 @@
  * Locking: a->lock (irq-safe) guards the hash, the idle and delayed lists
  * and the stripe counts; sh->lock guards a stripe's piece lists.  Only
  * one lane at a time runs handle_stripe() on a stripe (queue_stripe()
- * moves a stripe between lanes only while no lane holds it), and only
- * while no member I/O of the stripe is in flight, so the block flags need
- * no lock.
+ * moves a stripe between lanes only while no lane holds it: the release
+ * of R45_STRIPE_HANDLING orders one lane's work on it before the next
+ * lane's), and only while no member I/O of the stripe is in flight, so
+ * the block flags need no lock.
  */
 #include <linux/slab.h>
 #include <linux/hash.h>
@@ -86,20 +87,24 @@ static struct hlist_head *stripe_bucket(struct r45_array *a, sector_t sector)
 
 /*
  * Lanes: a stripe is handled in its home lane (by stripe number, over all
- * lanes but the last) unless that lane is backed up.  One CPU is left to
- * the submitters that way: on 2 CPUs a second lane for every stripe made
- * 4 KiB random writes slower (105 against 137 MB/s), its worker waking for
- * every few stripes, while sequential writes, which queue whole rows at a
- * time, want both CPUs (581 against 431 MB/s).  So the last lane takes
- * only the overflow of busy ones.
+ * lanes but the last: one CPU is left to the submitters) unless that lane
+ * has lane_spill stripes waiting; then in the least loaded lane of all.
+ * On 2 CPUs a lane per CPU for every stripe made 4 KiB random writes
+ * slower (105 against 137 MB/s), the second worker waking for every few
+ * stripes, while sequential writes, which queue whole rows at a time,
+ * want every CPU (581 against 431 MB/s).  One CPU: one lane, no spill.
+ * A stripe changes lanes only while no lane holds it: queue_stripe().
  */
-#define R45_LANE_SPILL	32	/* backlog at which a stripe goes elsewhere */
+static unsigned int lane_spill = 32;
+module_param(lane_spill, uint, 0644);
+MODULE_PARM_DESC(lane_spill, "Stripes waiting in a lane at which new ones go to the least loaded lane (0: always)");
 
 static struct r45_lane *home_lane(struct r45_array *a, sector_t sector)
 {
 	unsigned int homes = max(a->nr_lanes - 1, 1U);
 
-	return &a->lanes[(sector / R45_STRIPE_SECTORS) % homes];
+	/* a hash, not an address: the truncation to long is harmless */
+	return &a->lanes[(unsigned long)(sector / R45_STRIPE_SECTORS) % homes];
 }
 
 /* The lane for a stripe that no lane holds: home, or the least loaded. */
@@ -109,7 +114,7 @@ static struct r45_lane *pick_lane(struct r45_stripe *sh)
 	struct r45_lane *lane = home_lane(a, sh->sector), *l;
 	int best = atomic_read(&lane->backlog);
 
-	if (best < R45_LANE_SPILL)
+	if (best < READ_ONCE(lane_spill))
 		return lane;
 	for (l = a->lanes; l < a->lanes + a->nr_lanes; l++) {
 		int n = atomic_read(&l->backlog);
@@ -1052,7 +1057,12 @@ static void lane_work(struct work_struct *work)
 		blk_start_plug(&plug);
 		list_for_each_entry_safe(sh, tmp, &batch, ready) {
 			list_del_init(&sh->ready);
-			/* held before it can be queued again: queue_stripe() */
+			/*
+			 * HANDLING before QUEUED clears (same word: whoever
+			 * queues it next sees it held and keeps its lane);
+			 * the barrier orders list_del_init() before a
+			 * queue_stripe() on another CPU may list it again.
+			 */
 			set_bit(R45_STRIPE_HANDLING, &sh->state);
 			smp_mb__before_atomic();
 			clear_bit(R45_STRIPE_QUEUED, &sh->state);
@@ -1189,7 +1199,7 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
 	a->piece_pool = mempool_create_slab_pool(256, r45_piece_cache);
 	if (!a->piece_pool)
 		goto fail;
-	/* home lanes for all CPUs but one, and the spill lane: pick_lane() */
+	/* a lane per CPU, at most 32; which handles what: pick_lane() */
 	a->nr_lanes = clamp(num_online_cpus(), 1U, 32U);
 	a->lanes = kcalloc(a->nr_lanes, sizeof(*a->lanes), GFP_KERNEL);
 	if (!a->lanes)

@@ -63,7 +63,7 @@ struct r45_stripe {
 
 /* r45_stripe.state */
 enum {
-	R45_STRIPE_QUEUED,	/* on its lane's ready list */
+	R45_STRIPE_QUEUED,	/* on, or being put on, a lane's ready list */
 	R45_STRIPE_DELAYED,	/* on the delayed list */
 	R45_STRIPE_WRITING,	/* a write batch is on its way to members */
 	R45_STRIPE_FUA_PENDING,	/* a waiting write asked for FUA */
