@@ -567,7 +567,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&a->read_errors_fixed),
 		       (unsigned long long)r45_sync_unprotected_regions(a));
 		if (rs->statistics)
-			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
+			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
 			       atomic64_read(&a->stats.writes),
 			       atomic64_read(&a->stats.bypass_reads),
@@ -577,7 +577,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			       atomic64_read(&a->stats.degraded),
 			       atomic64_read(&a->stats.delayed),
 			       atomic64_read(&a->stats.zeroed),
-			       atomic64_read(&a->stats.in_place));
+			       atomic64_read(&a->stats.in_place),
+			       atomic64_read(&a->stats.moved));
 		break;
 	case STATUSTYPE_TABLE:
 		/* the log prints its own table words: "core 2 <rs> nosync " */

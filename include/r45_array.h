@@ -109,7 +109,7 @@ struct r45_engine_ops {
 
 struct r45_stats {
 	atomic64_t reads, writes, bypass_reads, full_writes, rmw, rcw,
-		   degraded, delayed, zeroed, in_place;
+		   degraded, delayed, zeroed, in_place, moved;
 };
 
 struct r45_array {
@@ -136,7 +136,7 @@ struct r45_array {
 	mempool_t *piece_pool;
 	struct workqueue_struct *wq;
 	struct r45_lane *lanes;
-	unsigned int nr_lanes;		/* home lanes, then one spill lane */
+	unsigned int nr_lanes;		/* one per CPU: pick_lane() */
 
 	/* plugger (md-compat/plug.c) */
 	atomic_t plug_cbs;		/* submitters' plugs naming us */

@@ -88,7 +88,8 @@ static struct hlist_head *stripe_bucket(struct r45_array *a, sector_t sector)
 /*
  * Lanes: a stripe is handled in its home lane (by stripe number, over all
  * lanes but the last: one CPU is left to the submitters) unless that lane
- * has lane_spill stripes waiting; then in the least loaded lane of all.
+ * has lane_spill stripes queued or in hand; then in the least loaded lane
+ * of all.  A stripe queued again while its lane handles it stays there.
  * On 2 CPUs a lane per CPU for every stripe made 4 KiB random writes
  * slower (105 against 137 MB/s), the second worker waking for every few
  * stripes, while sequential writes, which queue whole rows at a time,
@@ -107,19 +108,23 @@ static struct r45_lane *home_lane(struct r45_array *a, sector_t sector)
 	return &a->lanes[(unsigned long)(sector / R45_STRIPE_SECTORS) % homes];
 }
 
-/* The lane for a stripe that no lane holds: home, or the least loaded. */
+/*
+ * The lane for a stripe that no lane holds: home, or the least loaded
+ * (lane_spill 0: ties go elsewhere too, so stripes alternate lanes).
+ */
 static struct r45_lane *pick_lane(struct r45_stripe *sh)
 {
 	struct r45_array *a = sh->a;
-	struct r45_lane *lane = home_lane(a, sh->sector), *l;
-	int best = atomic_read(&lane->backlog);
+	struct r45_lane *home = home_lane(a, sh->sector), *lane = home, *l;
+	unsigned int spill = READ_ONCE(lane_spill);
+	int best = atomic_read(&home->backlog);
 
-	if (best < READ_ONCE(lane_spill))
-		return lane;
+	if (best < spill)
+		return home;
 	for (l = a->lanes; l < a->lanes + a->nr_lanes; l++) {
 		int n = atomic_read(&l->backlog);
 
-		if (n < best) {
+		if (l != home && (n < best || (!spill && n == best))) {
 			best = n;
 			lane = l;
 		}
@@ -267,9 +272,14 @@ static void queue_stripe(struct r45_stripe *sh)
 	 * the acquire pairs with the release of HANDLING, so the old lane's
 	 * work on the stripe is seen by the new one.
 	 */
-	if (!test_bit_acquire(R45_STRIPE_HANDLING, &sh->state))
-		sh->lane = pick_lane(sh);
 	lane = sh->lane;
+	if (!test_bit_acquire(R45_STRIPE_HANDLING, &sh->state)) {
+		lane = pick_lane(sh);
+		if (lane != sh->lane) {
+			sh->lane = lane;
+			atomic64_inc(&sh->a->stats.moved);
+		}
+	}
 	atomic_inc(&sh->count);
 	atomic_inc(&lane->backlog);
 	spin_lock_irqsave(&lane->lock, flags);

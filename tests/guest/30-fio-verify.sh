@@ -26,6 +26,7 @@ for type in $types; do
 	table+=" 2 $chunk 64 5 -1"
 	for d in "${devs[@]}"; do table+=" $d 2048"; done
 	dmsetup create r45f --table "$table" || die "create $type"
+	[ -n "${R45_EXPECT_MOVED:-}" ] && { dmsetup message r45f 0 statistics on || die "statistics on"; }
 	run_fio || { cat /tmp/fio.out; die "fio verify failed on $type"; }
 	# again, resizing the stripe cache up and down during the load
 	( for i in $(seq 40); do
@@ -35,6 +36,12 @@ for type in $types; do
 	resizer=$!
 	run_fio || { cat /tmp/fio.out; die "fio verify failed on $type during resize"; }
 	wait $resizer || die "stripe_cache message failed"
+	# 31-lanes: stripes must have changed lanes (the 11th stats counter)
+	if [ -n "${R45_EXPECT_MOVED:-}" ]; then
+		mv=$(dmsetup status r45f | sed -n 's/.* stats //p' | awk '{ print $11 }')
+		[ "${mv:-0}" -gt 0 ] || die "$type: no stripe changed lanes: $(dmsetup status r45f)"
+		echo "$type: $mv stripes changed lanes"
+	fi
 	dmsetup remove r45f || die "remove"
 	"$PARCHECK" -t "$type" -c $chunk -o 2048 -n $((per_dev / chunk)) "${devs[@]}" >/tmp/pc ||
 		{ cat /tmp/pc; die "parity-check failed on $type"; }

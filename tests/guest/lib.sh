@@ -79,6 +79,10 @@ cleanup_all() {
 	dmsetup remove_all --force >/dev/null 2>&1
 	rmmod brd 2>/dev/null || true
 	losetup -D 2>/dev/null
+	# module parameters a killed test may have left changed
+	d=/sys/module/dm_raid456/parameters
+	[ -w $d/lane_spill ] && echo 32 >$d/lane_spill
+	[ -w $d/skip_copy ] && echo N >$d/skip_copy
 	true
 }
 
