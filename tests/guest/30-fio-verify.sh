@@ -38,7 +38,7 @@ for type in $types; do
 	wait $resizer || die "stripe_cache message failed"
 	# 31-lanes: stripes must have changed lanes (the 11th stats counter)
 	if [ -n "${R45_EXPECT_MOVED:-}" ]; then
-		mv=$(dmsetup status r45f | sed -n 's/.* stats //p' | awk '{ print $11 }')
+		mv=$(stat_word r45f 11)
 		[ "${mv:-0}" -gt 0 ] || die "$type: no stripe changed lanes: $(dmsetup status r45f)"
 		echo "$type: $mv stripes changed lanes"
 	fi

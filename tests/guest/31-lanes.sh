@@ -17,10 +17,9 @@ p=/sys/module/dm_raid456/parameters/lane_spill
 echo 0 >$p || die "set lane_spill"
 trap 'echo 32 >$p' EXIT
 # stripes that changed lanes: the 11th stats counter, > 0 where it must
-moved() { dmsetup status "$1" | sed -n 's/.* stats //p' | awk '{ print $11 }'; }
 expect_moved() {
 	local m
-	m=$(moved "$1")
+	m=$(stat_word "$1" 11)
 	[ "${m:-0}" -gt 0 ] || die "$2: no stripe changed lanes: $(dmsetup status "$1")"
 	echo "$2: $m stripes changed lanes"
 }

@@ -27,10 +27,7 @@ minor=$(uname -r | cut -d. -f2)
 new=0
 [ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 11 ]; } && new=1
 
-stat_word() {	# stat_word N: the Nth stats counter
-	dmsetup status r45s | sed -n 's/.* stats //p' | awk -v n="$1" '{ print $n }'
-}
-in_place() { stat_word 10; }
+in_place() { stat_word r45s 10; }
 queue_attr() {
 	local d
 	d=$(readlink -f "$1")

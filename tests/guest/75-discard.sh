@@ -24,7 +24,7 @@ loops=()
 stats() {	# the stats words: ... <delayed> <zeroed>
 	dmsetup status "$1" | sed -n 's/.* stats //p'
 }
-zeroed() { stats "$1" | awk '{ print $9 }'; }
+zeroed() { stat_word "$1" 9; }
 
 queue_attr() {	# queue_attr DEV ATTR (dm's nodes are not links without udev)
 	local d

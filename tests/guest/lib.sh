@@ -86,6 +86,11 @@ cleanup_all() {
 	true
 }
 
+# stat_word DEV N: the Nth counter after "stats" (statistics on), empty if off.
+stat_word() {
+	dmsetup status "$1" | sed -n 's/.* stats //p' | awk -v n="$2" '{ print $n }'
+}
+
 # Field N (1-based, after "<start> <len> raid45") of a raid45 status line.
 status_word() {
 	dmsetup status "$1" | awk -v n="$2" '{ print $(n + 3) }'
