@@ -12,10 +12,10 @@
 load_module
 p=/sys/module/dm_raid456/parameters/lane_spill
 [ -w $p ] || die "no lane_spill parameter"
-[ "$(cat $p)" = 32 ] || die "lane_spill default $(cat $p), not 32"
+[ "$(cat $p)" = 8 ] || die "lane_spill default $(cat $p), not 8"
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (lanes): $(nproc)"
 echo 0 >$p || die "set lane_spill"
-trap 'echo 32 >$p' EXIT
+trap 'echo 8 >$p' EXIT
 # stripes that changed lanes: the 11th stats counter, > 0 where it must
 expect_moved() {
 	local m

@@ -19,7 +19,8 @@
 #
 # Environment: ROUNDS (5), RUNTIME (s per fio run, 6), GEOMS (words
 # "<5|6>:<members>:<chunk sectors>", default the issue's five),
-# CACHES ("default 4096"), EXTRAS (1).
+# CACHES ("default 4096"), WORKLOADS ("seqwrite seqread randwrite
+# randread": a subset narrows the run), EXTRAS (1).
 . "$(dirname "$0")/lib.sh"
 load_module
 modprobe raid456
@@ -134,7 +135,7 @@ median() { spread "$1" | cut -d' ' -f1; }
 ratios() { awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
 	for (i = 1; i <= n; i++) if (x[i] > 0 && y[i] > 0) printf "%.3f ", x[i] / y[i] }'; }
 
-workloads="seqwrite seqread randwrite randread"
+workloads=${WORKLOADS:-seqwrite seqread randwrite randread}
 type_list=(raid45 md dmraid striped)
 for geom in $GEOMS; do
 	for cache in $CACHES; do

@@ -81,7 +81,7 @@ cleanup_all() {
 	losetup -D 2>/dev/null
 	# module parameters a killed test may have left changed
 	d=/sys/module/dm_raid456/parameters
-	[ -w $d/lane_spill ] && echo 32 >$d/lane_spill
+	[ -w $d/lane_spill ] && echo 8 >$d/lane_spill
 	[ -w $d/skip_copy ] && echo N >$d/skip_copy
 	true
 }
