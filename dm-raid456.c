@@ -853,6 +853,8 @@ static void raid45_postsuspend(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
+	/* no member I/O outlives a suspend (raid5/stripe.c) */
+	r45_wait_rewrites(rs->array);
 	r45_sync_flush_log(rs->array);
 	if (rs->log->type->postsuspend)
 		rs->log->type->postsuspend(rs->log);

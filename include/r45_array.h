@@ -74,7 +74,10 @@ struct r45_bio_info {
  * lanes run in parallel.  A stripe goes to its home lane by stripe
  * number, or to the least loaded one when home is backed up (pick_lane).
  */
+struct r45_array;
+
 struct r45_lane {
+	struct r45_array *a;
 	spinlock_t lock;
 	struct list_head ready;		/* stripes waiting to be handled */
 	bool active;			/* work queued or running: it will
@@ -84,7 +87,6 @@ struct r45_lane {
 	struct page *scratch[2];	/* parity checks, one stripe at a time */
 };
 
-struct r45_array;
 
 /*
  * What the engine (raid5/) reports upward: the glue registers these when
@@ -133,6 +135,8 @@ struct r45_array {
 	bool skip_copy;			/* whole-page writes of stable pages
 					 * go to the members uncopied */
 	wait_queue_head_t wait_stripe;
+	atomic_t rewrites;		/* stripes writing back repaired
+					 * blocks that no bio waits for */
 	mempool_t *piece_pool;
 	struct workqueue_struct *wq;
 	struct r45_lane *lanes;
@@ -261,6 +265,7 @@ void r45_cache_exit(struct r45_array *a);
 int r45_cache_resize(struct r45_array *a, unsigned int nr_stripes);
 int r45_make_request(struct r45_array *a, struct bio *bio);
 void r45_release_delayed(struct r45_array *a);
+void r45_wait_rewrites(struct r45_array *a);
 void r45_sync_stripe(struct r45_array *a, sector_t sector, int action);
 
 /* raid5/parity.c */

@@ -113,13 +113,16 @@ static struct r45_lane *home_lane(struct r45_array *a, sector_t sector)
 }
 
 /*
- * The lane for a stripe that no lane holds: home, or the least loaded
- * (lane_spill 0: ties go elsewhere too, so stripes alternate lanes).
+ * The lane for a stripe that no lane holds: home, or the least loaded.
+ * lane_spill 0: among the least loaded, another lane than the one that
+ * last had the stripe (its home for a new one), so a stripe's successive
+ * requests alternate lanes when the lanes are equally busy.
  */
 static struct r45_lane *pick_lane(struct r45_stripe *sh)
 {
 	struct r45_array *a = sh->a;
 	struct r45_lane *home = home_lane(a, sh->sector), *lane = home, *l;
+	struct r45_lane *avoid = sh->lane ? sh->lane : home;
 	unsigned int spill = READ_ONCE(lane_spill);
 	int best = atomic_read(&home->backlog);
 
@@ -128,7 +131,8 @@ static struct r45_lane *pick_lane(struct r45_stripe *sh)
 	for (l = a->lanes; l < a->lanes + a->nr_lanes; l++) {
 		int n = atomic_read(&l->backlog);
 
-		if (l != home && (n < best || (!spill && n == best))) {
+		if (n < best ||
+		    (!spill && n == best && lane == avoid && l != avoid)) {
 			best = n;
 			lane = l;
 		}
@@ -152,7 +156,7 @@ static void assign_stripe(struct r45_array *a, struct r45_stripe *sh,
 		sh->dev[i].error = 0;
 	}
 	r45_map_stripe(&a->geom, sector >> a->geom.chunk_shift, &sh->map);
-	sh->lane = home_lane(a, sector);
+	sh->lane = NULL;	/* no lane had it: queue_stripe() picks one */
 	hlist_add_head(&sh->hash, stripe_bucket(a, sector));
 	atomic_set(&sh->count, 1);
 }
@@ -280,8 +284,9 @@ static void queue_stripe(struct r45_stripe *sh)
 	if (!test_bit_acquire(R45_STRIPE_HANDLING, &sh->state)) {
 		lane = pick_lane(sh);
 		if (lane != sh->lane) {
+			if (sh->lane)	/* not its first lane: a move */
+				atomic64_inc(&sh->a->stats.moved);
 			sh->lane = lane;
-			atomic64_inc(&sh->a->stats.moved);
 		}
 	}
 	atomic_inc(&sh->count);
@@ -392,6 +397,36 @@ static unsigned int cover_mask(const struct r45_piece *p)
 /* ---- member I/O ---- */
 
 /*
+ * A write-back of repaired blocks that no bio waits for (handle_stripe)
+ * is over.  Counted down and woken under the waitqueue's lock:
+ * r45_wait_rewrites() takes that lock after it saw zero, so the array is
+ * not freed while this still touches it.
+ */
+static void rewrite_done(struct r45_array *a)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->wait_stripe.lock, flags);
+	if (atomic_dec_and_test(&a->rewrites))
+		wake_up_all_locked(&a->wait_stripe);
+	spin_unlock_irqrestore(&a->wait_stripe.lock, flags);
+}
+
+/*
+ * Every member write is waited for by a bio (a write batch), a sync
+ * action or a reader, which a suspend waits for, except the write-back
+ * of blocks rebuilt after a read error whose reader has been answered.
+ * Suspend (postsuspend) and teardown wait for those here: no member I/O
+ * may outlive a suspend, nor complete into a freed array.
+ */
+void r45_wait_rewrites(struct r45_array *a)
+{
+	wait_event(a->wait_stripe, !atomic_read(&a->rewrites));
+	spin_lock_irq(&a->wait_stripe.lock);
+	spin_unlock_irq(&a->wait_stripe.lock);
+}
+
+/*
  * md's rules for member I/O errors: a failed write fails the member (its
  * block now differs from what parity says).  A failed read is first
  * tried again for that block alone (md's R5_ReadNoMerge: the block layer
@@ -451,8 +486,13 @@ static void member_end_io(struct bio *bio)
 	}
 	bio_uninit(bio);
 	if (atomic_dec_and_test(&sh->io_pending)) {
+		bool rewritten = test_and_clear_bit(R45_STRIPE_REWRITING,
+						    &sh->state);
+
 		queue_stripe(sh);
 		put_stripe(sh);
+		if (rewritten)
+			rewrite_done(a);
 	}
 }
 
@@ -948,7 +988,8 @@ static void handle_stripe(struct r45_stripe *sh)
 	bool dead, rmw = false, zero;
 	blk_opf_t op;
 
-	if (atomic_read(&sh->io_pending))
+	/* acquire: the completions' flags and errors are seen below */
+	if (atomic_read_acquire(&sh->io_pending))
 		return;
 	stripe_ctx_init(sh, &c);
 	dead = c.nfailed > g->parity_disks;
@@ -1020,8 +1061,12 @@ static void handle_stripe(struct r45_stripe *sh)
 	 */
 	rewrite = c.bad & c.uptodate;
 	if (!touched) {
-		if (rewrite)
+		if (rewrite) {
+			/* no bio waits for it: r45_wait_rewrites() does */
+			atomic_inc(&a->rewrites);
+			set_bit(R45_STRIPE_REWRITING, &sh->state);
 			submit_member_io(sh, rewrite, REQ_OP_WRITE);
+		}
 		return;
 	}
 
@@ -1049,18 +1094,32 @@ static void handle_stripe(struct r45_stripe *sh)
 		queue_stripe(sh);	/* nothing to write: finish next round */
 }
 
-/* Handle a lane's ready stripes, a batch at a time under one plug. */
+/*
+ * Handle a lane's ready stripes, a batch at a time under one plug.  At
+ * most R45_LANE_BATCHES batches per run, then the work is queued again:
+ * under memory pressure one rescuer may run every lane of the array in
+ * turn, and a lane that is always fed must not starve the others.
+ */
+#define R45_LANE_BATCHES	16
+
 static void lane_work(struct work_struct *work)
 {
 	struct r45_lane *lane = container_of(work, struct r45_lane, work);
 	struct r45_stripe *sh, *tmp;
 	struct blk_plug plug;
+	unsigned int batches;
 	LIST_HEAD(batch);
 
-	for (;;) {
+	for (batches = 0;; batches++) {
 		bool idle;
 
 		spin_lock_irq(&lane->lock);
+		if (batches == R45_LANE_BATCHES && !list_empty(&lane->ready)) {
+			/* still active: nobody else queues the work */
+			spin_unlock_irq(&lane->lock);
+			queue_work(lane->a->wq, work);
+			break;
+		}
 		list_splice_init(&lane->ready, &batch);
 		idle = list_empty(&batch);
 		if (idle)
@@ -1203,6 +1262,7 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
 	INIT_LIST_HEAD(&a->idle);
 	INIT_LIST_HEAD(&a->delayed);
 	init_waitqueue_head(&a->wait_stripe);
+	atomic_set(&a->rewrites, 0);
 	a->max_stripes = nr_stripes;
 	a->hash = kvcalloc(buckets, sizeof(*a->hash), GFP_KERNEL);
 	if (!a->hash)
@@ -1221,6 +1281,7 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
 	for (i = 0; i < a->nr_lanes; i++) {
 		struct r45_lane *lane = &a->lanes[i];
 
+		lane->a = a;
 		spin_lock_init(&lane->lock);
 		INIT_LIST_HEAD(&lane->ready);
 		INIT_WORK(&lane->work, lane_work);
@@ -1254,6 +1315,7 @@ void r45_cache_exit(struct r45_array *a)
 
 	if (a->wq) {
 		r45_release_delayed(a);
+		r45_wait_rewrites(a);
 		drain_workqueue(a->wq);
 		destroy_workqueue(a->wq);
 		a->wq = NULL;

@@ -73,6 +73,8 @@ enum {
 	R45_STRIPE_SYNC_WRITING,	/* its member writes were issued */
 	R45_STRIPE_DISCARD,	/* discard pieces wait or are in the batch */
 	R45_STRIPE_HANDLING,	/* its lane runs handle_stripe() on it */
+	R45_STRIPE_REWRITING,	/* only repaired blocks are being written:
+				 * counted in a->rewrites */
 };
 
 #define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)

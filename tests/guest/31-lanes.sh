@@ -1,8 +1,10 @@
 #!/bin/bash
 # Stripes handed between lanes.  With lane_spill 0 a stripe that no lane
-# holds goes to the least loaded lane, another than its home on a tie, so
-# on 2 CPUs neighbouring stripes, and one stripe's successive requests,
-# run in different workers in parallel: a stripe handled by two lanes at
+# holds goes to the least loaded lane, on a tie another than the one that
+# last had it, so on 2 CPUs neighbouring stripes, and one stripe's
+# successive requests, run in different workers in parallel (moved counts
+# only a stripe that changes from one lane to another, not a new stripe's
+# first lane): a stripe handled by two lanes at
 # once, or by one before it sees the other's work, shows as a fio verify
 # error or a parity mismatch.  Under that: fio verify on RAID5 and RAID6
 # (30's workload) and a resync with verified writes across it, the raw

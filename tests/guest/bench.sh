@@ -20,7 +20,8 @@
 # Environment: ROUNDS (5), RUNTIME (s per fio run, 6), GEOMS (words
 # "<5|6>:<members>:<chunk sectors>", default the issue's five),
 # CACHES ("default 4096"), WORKLOADS ("seqwrite seqread randwrite
-# randread": a subset narrows the run), EXTRAS (1).
+# randread": a subset narrows the run), LANE_SPILL (raid45's module
+# parameter; default the module's), EXTRAS (1).
 . "$(dirname "$0")/lib.sh"
 load_module
 modprobe raid456
@@ -31,6 +32,10 @@ GEOMS=${GEOMS:-5:4:64 5:6:64 5:4:256 5:6:256 6:5:64}
 CACHES=${CACHES:-default 4096}
 EXTRAS=${EXTRAS:-1}
 MIB=256
+spill_param=/sys/module/dm_raid456/parameters/lane_spill
+if [ -n "${LANE_SPILL:-}" ]; then
+	echo "$LANE_SPILL" >$spill_param || die "bench: lane_spill $LANE_SPILL"
+fi
 out=${SHARE:-/tmp}/bench
 rm -rf "$out"
 mkdir -p "$out"
@@ -121,6 +126,7 @@ workload_args() {
 	seqread) echo "--rw=read --bs=1m --iodepth=8" ;;
 	randwrite) echo "--rw=randwrite --bs=4k --iodepth=16" ;;
 	randread) echo "--rw=randread --bs=4k --iodepth=16" ;;
+	*) die "bench: unknown workload $1 (seqwrite seqread randwrite randread)" ;;
 	esac
 }
 
@@ -136,6 +142,7 @@ ratios() { awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " 
 	for (i = 1; i <= n; i++) if (x[i] > 0 && y[i] > 0) printf "%.3f ", x[i] / y[i] }'; }
 
 workloads=${WORKLOADS:-seqwrite seqread randwrite randread}
+for w in $workloads; do workload_args "$w" >/dev/null; done
 type_list=(raid45 md dmraid striped)
 for geom in $GEOMS; do
 	for cache in $CACHES; do
@@ -163,7 +170,7 @@ for geom in $GEOMS; do
 		rm_all
 		echo
 		echo "== RAID$LEVEL, $N members, chunk $CHUNK sectors, cache $CACHE" \
-			"($ROUNDS rounds of ${RUNTIME} s runs; MiB/s medians)"
+			"($ROUNDS rounds of ${RUNTIME} s runs; MiB/s medians; raid45 lane_spill $(cat $spill_param))"
 		printf '%-10s %8s %8s %8s %8s  %-17s %-17s %17s\n' workload raid45 md dm-raid striped \
 			"r45/md [spread]" "r45/str [spread]" "CPU s/GiB r45 md"
 		: >"$out/$cfg.dat"
