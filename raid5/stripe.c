@@ -250,13 +250,18 @@ static void put_stripe(struct r45_stripe *sh)
 	if (a->nr_stripes > a->max_stripes) {
 		hlist_del_init(&sh->hash);
 		a->nr_stripes--;
-		spin_unlock_irqrestore(&a->lock, flags);
 		free_stripe(a, sh);
 	} else {
 		list_add_tail(&sh->lru, &a->idle);
-		spin_unlock_irqrestore(&a->lock, flags);
 	}
+	/*
+	 * Woken under a->lock, whose release is the last touch of the
+	 * array: a member I/O's completion may put its stripe after the
+	 * lane finished with it, and teardown (all_idle) waits under that
+	 * lock for every stripe to come back.
+	 */
 	wake_up(&a->wait_stripe);
+	spin_unlock_irqrestore(&a->lock, flags);
 }
 
 /*
@@ -415,9 +420,11 @@ static void rewrite_done(struct r45_array *a)
 /*
  * Every member write is waited for by a bio (a write batch), a sync
  * action or a reader, which a suspend waits for, except the write-back
- * of blocks rebuilt after a read error whose reader has been answered.
- * Suspend (postsuspend) and teardown wait for those here: no member I/O
- * may outlive a suspend, nor complete into a freed array.
+ * of blocks rebuilt after a read error whose readers have been answered.
+ * Each of those bios is counted in a->rewrites (start_rewrite, marked
+ * R45_DEV_REWRITE: its own completion counts it down), and suspend
+ * (postsuspend) and teardown wait for them here: no member I/O outlives
+ * a suspend or completes into a freed array.
  */
 void r45_wait_rewrites(struct r45_array *a)
 {
@@ -444,6 +451,7 @@ static void member_end_io(struct bio *bio)
 	struct r45_array *a = sh->a;
 	unsigned int idx = dev - sh->dev;
 	bool read = bio_op(bio) == REQ_OP_READ;
+	bool rewritten = test_and_clear_bit(R45_DEV_REWRITE, &dev->flags);
 
 	if (bio->bi_status && bio_op(bio) == REQ_OP_WRITE_ZEROES) {
 		/*
@@ -485,15 +493,13 @@ static void member_end_io(struct bio *bio)
 						       sh->sector), n);
 	}
 	bio_uninit(bio);
+	/* after this the stripe may be handled, and marked, again */
 	if (atomic_dec_and_test(&sh->io_pending)) {
-		bool rewritten = test_and_clear_bit(R45_STRIPE_REWRITING,
-						    &sh->state);
-
 		queue_stripe(sh);
 		put_stripe(sh);
-		if (rewritten)
-			rewrite_done(a);
 	}
+	if (rewritten)
+		rewrite_done(a);	/* the last touch of the array */
 }
 
 /* Read (or write) every member block in mask; returns false if none. */
@@ -528,6 +534,17 @@ static bool submit_member_io(struct r45_stripe *sh, unsigned long mask,
 		submit_bio_noacct(bio);
 	}
 	return true;
+}
+
+/* Write back repaired blocks that no write batch carries. */
+static void start_rewrite(struct r45_stripe *sh, unsigned long mask)
+{
+	unsigned int i;
+
+	atomic_add(hweight_long(mask), &sh->a->rewrites);
+	for_each_set_bit(i, &mask, sh->a->geom.raid_disks)
+		set_bit(R45_DEV_REWRITE, &sh->dev[i].flags);
+	submit_member_io(sh, mask, REQ_OP_WRITE);	/* mask is not empty */
 }
 
 /* ---- the state machine ---- */
@@ -1052,23 +1069,22 @@ static void handle_stripe(struct r45_stripe *sh)
 				touched = 0;
 			}
 		}
-		serve_reads(sh, &c);
 	}
 	/*
 	 * md's rule for read errors: a block that could not be read and has
 	 * been rebuilt is written back to its member, which remaps the
 	 * sector; member_end_io counts the repair or fails the member.
+	 * Without a write batch no bio waits for that write: it is counted
+	 * (start_rewrite) before the readers it was rebuilt for are
+	 * answered, so a suspend that waited for them waits for it too.
 	 */
 	rewrite = c.bad & c.uptodate;
-	if (!touched) {
-		if (rewrite) {
-			/* no bio waits for it: r45_wait_rewrites() does */
-			atomic_inc(&a->rewrites);
-			set_bit(R45_STRIPE_REWRITING, &sh->state);
-			submit_member_io(sh, rewrite, REQ_OP_WRITE);
-		}
+	if (!touched && rewrite)
+		start_rewrite(sh, rewrite);
+	if (missing)
+		serve_reads(sh, &c);
+	if (!touched)
 		return;
-	}
 
 	if (!rmw && write_in_place(sh, &c, full, reading))
 		atomic64_inc(&a->stats.in_place);
@@ -1308,6 +1324,21 @@ fail:
 	return -ENOMEM;
 }
 
+/* Every stripe idle (or freed): nothing holds one any more. */
+static bool all_idle(struct r45_array *a)
+{
+	struct r45_stripe *sh;
+	unsigned int n = 0;
+	bool idle;
+
+	spin_lock_irq(&a->lock);
+	list_for_each_entry(sh, &a->idle, lru)
+		n++;
+	idle = n == a->nr_stripes;
+	spin_unlock_irq(&a->lock);
+	return idle;
+}
+
 void r45_cache_exit(struct r45_array *a)
 {
 	struct r45_stripe *sh, *tmp;
@@ -1319,6 +1350,11 @@ void r45_cache_exit(struct r45_array *a)
 		drain_workqueue(a->wq);
 		destroy_workqueue(a->wq);
 		a->wq = NULL;
+		/*
+		 * A member I/O's completion may still be putting its stripe
+		 * (put_stripe); a stripe never put is reported below.
+		 */
+		wait_event_timeout(a->wait_stripe, all_idle(a), 10 * HZ);
 	}
 	list_for_each_entry_safe(sh, tmp, &a->idle, lru) {
 		list_del(&sh->lru);

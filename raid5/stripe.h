@@ -41,6 +41,8 @@ enum {
 				 * from the others, then write it back */
 	R45_DEV_ZERO_RETRY,	/* the member refused write-zeroes: write
 				 * the page of zeroes instead */
+	R45_DEV_REWRITE,	/* written back after a read error with no
+				 * write batch: counted in a->rewrites */
 };
 
 struct r45_stripe {
@@ -73,8 +75,6 @@ enum {
 	R45_STRIPE_SYNC_WRITING,	/* its member writes were issued */
 	R45_STRIPE_DISCARD,	/* discard pieces wait or are in the batch */
 	R45_STRIPE_HANDLING,	/* its lane runs handle_stripe() on it */
-	R45_STRIPE_REWRITING,	/* only repaired blocks are being written:
-				 * counted in a->rewrites */
 };
 
 #define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)
