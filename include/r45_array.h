@@ -266,6 +266,8 @@ int r45_cache_resize(struct r45_array *a, unsigned int nr_stripes);
 int r45_make_request(struct r45_array *a, struct bio *bio);
 void r45_release_delayed(struct r45_array *a);
 void r45_wait_rewrites(struct r45_array *a);
+void r45_count_done(struct r45_array *a, atomic_t *count);
+void r45_wait_count(struct r45_array *a, atomic_t *count);
 void r45_sync_stripe(struct r45_array *a, sector_t sector, int action);
 
 /* raid5/parity.c */

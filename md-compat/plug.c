@@ -21,19 +21,9 @@ static void r45_unplug(struct blk_plug_cb *cb, bool from_schedule)
 {
 	struct r45_array *a = cb->data;
 
-	unsigned long flags;
-
 	kfree(container_of(cb, struct r45_plug_cb, cb));
 	r45_release_delayed(a);
-	/*
-	 * Count down and wake under the waitqueue's lock: r45_plug_stop
-	 * takes that lock after it saw zero, so the array is not freed
-	 * while this still touches it.
-	 */
-	spin_lock_irqsave(&a->wait_stripe.lock, flags);
-	if (atomic_dec_and_test(&a->plug_cbs))
-		wake_up_all_locked(&a->wait_stripe);
-	spin_unlock_irqrestore(&a->wait_stripe.lock, flags);
+	r45_count_done(a, &a->plug_cbs);	/* r45_plug_stop waits */
 }
 
 /*
@@ -64,9 +54,6 @@ void r45_plug_init(struct r45_array *a)
 /* No plug callback may run after this returns. */
 void r45_plug_stop(struct r45_array *a)
 {
-	wait_event(a->wait_stripe, !atomic_read(&a->plug_cbs));
-	/* the last callback may still be inside its wakeup: wait for it */
-	spin_lock_irq(&a->wait_stripe.lock);
-	spin_unlock_irq(&a->wait_stripe.lock);
+	r45_wait_count(a, &a->plug_cbs);
 	r45_release_delayed(a);
 }

@@ -97,7 +97,9 @@ static struct hlist_head *stripe_bucket(struct r45_array *a, sector_t sector)
  * writes at queue depth 16 overflow into the spare lane when the home
  * one falls behind: 6.12, 2 CPUs, 5 rounds interleaved in one boot,
  * median MiB/s at 8 / 16 / 32: RAID5 107 / 99 / 94, RAID6 69 / 66 / 59;
- * 1 MiB writes 552 / - / 546.  One CPU: one lane, no spill.
+ * 1 MiB writes 552 / - / 546; but a later boot against one lane (a
+ * threshold no backlog reaches) gave 81.5 / 82.0: the gain is within
+ * the host's noise.  One CPU: one lane, no spill.
  * A stripe changes lanes only while no lane holds it: queue_stripe().
  */
 static unsigned int lane_spill = 8;
@@ -402,19 +404,27 @@ static unsigned int cover_mask(const struct r45_piece *p)
 /* ---- member I/O ---- */
 
 /*
- * A write-back of repaired blocks that no bio waits for (handle_stripe)
- * is over.  Counted down and woken under the waitqueue's lock:
- * r45_wait_rewrites() takes that lock after it saw zero, so the array is
- * not freed while this still touches it.
+ * Counters of work that teardown must outlast (plug callbacks, rewrites):
+ * counted down and woken under the waitqueue's lock, which
+ * r45_wait_count() takes after it saw zero, so the array is not freed
+ * while the last one still touches it.  Any context.
  */
-static void rewrite_done(struct r45_array *a)
+void r45_count_done(struct r45_array *a, atomic_t *count)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&a->wait_stripe.lock, flags);
-	if (atomic_dec_and_test(&a->rewrites))
+	if (atomic_dec_and_test(count))
 		wake_up_all_locked(&a->wait_stripe);
 	spin_unlock_irqrestore(&a->wait_stripe.lock, flags);
+}
+
+void r45_wait_count(struct r45_array *a, atomic_t *count)
+{
+	wait_event(a->wait_stripe, !atomic_read(count));
+	/* the last one may still be inside its wakeup: wait for it */
+	spin_lock_irq(&a->wait_stripe.lock);
+	spin_unlock_irq(&a->wait_stripe.lock);
 }
 
 /*
@@ -428,9 +438,7 @@ static void rewrite_done(struct r45_array *a)
  */
 void r45_wait_rewrites(struct r45_array *a)
 {
-	wait_event(a->wait_stripe, !atomic_read(&a->rewrites));
-	spin_lock_irq(&a->wait_stripe.lock);
-	spin_unlock_irq(&a->wait_stripe.lock);
+	r45_wait_count(a, &a->rewrites);
 }
 
 /*
@@ -499,7 +507,7 @@ static void member_end_io(struct bio *bio)
 		put_stripe(sh);
 	}
 	if (rewritten)
-		rewrite_done(a);	/* the last touch of the array */
+		r45_count_done(a, &a->rewrites);	/* the last touch */
 }
 
 /* Read (or write) every member block in mask; returns false if none. */
