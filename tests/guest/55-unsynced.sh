@@ -24,8 +24,7 @@ run_case() { # <type> <members> <parity disks> <members to fail...>
 	for i in $(seq 0 $((n - 1))); do t+=" /dev/mapper/m$i 2048"; done
 	# member 0 behind dm-delay until frozen: the resync stays near the start
 	sz=$(blockdev --getsz /dev/ram0)
-	dmsetup suspend m0 && dmsetup load m0 --table "0 $sz delay /dev/ram0 0 50" &&
-		dmsetup resume m0 || die "delay m0"
+	retable_member m0 "0 $sz delay /dev/ram0 0 50"
 	dmsetup create r45u --table "$t" || die "create $type"
 	dmsetup message r45u 0 frozen || die "frozen"
 	wrap_member m0 /dev/ram0

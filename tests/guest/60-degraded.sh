@@ -108,8 +108,7 @@ fresh_members $N 24 1
 dmsetup create r45d --table "$(mk_table raid5_ls -1)"
 sz=$(blockdev --getsz /dev/mapper/m3)
 dmsetup create e3 --table "0 $sz error"
-dmsetup suspend m3 && dmsetup load m3 --table "0 $sz delay /dev/mapper/e3 0 2000" &&
-	dmsetup resume m3 || die "m3 over delay+error"
+retable_member m3 "0 $sz delay /dev/mapper/e3 0 2000"
 fail_wrapper m1
 # full rows in one write each: they reach every member
 dd if=/dev/zero of=/dev/mapper/r45d bs=256k seek=10 count=1 oflag=direct status=none 2>/dev/null &

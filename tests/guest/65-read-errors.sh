@@ -134,8 +134,7 @@ wrap_member m1 "/dev/$sd"
 dmsetup create r45e --table "$(mk_table -1)" || die "create for the write-back test"
 dd if=/tmp/ref of=/dev/mapper/r45e bs=1M oflag=direct status=none || die "write"
 sz=$(blockdev --getsz "/dev/$sd")
-dmsetup suspend m1 && dmsetup load m1 --table "0 $sz delay /dev/$sd 0 0 /dev/$sd 0 5000 /dev/$sd 0 0" &&
-	dmsetup resume m1 || die "cannot delay member 1's writes"
+retable_member m1 "0 $sz delay /dev/$sd 0 0 /dev/$sd 0 5000 /dev/$sd 0 0"
 # block <n> of member 1's chunk in row 5: device sector 2368 + 8n, array
 # sector 5 * 192 + 128 + 8n (4 KiB block 136 + n)
 raw_block() { # <n>: block n as member 1 holds it, in /tmp/raw

@@ -153,12 +153,18 @@ fresh_members() {
 	for i in $(seq 0 $((n - 1))); do wrap_member "m$i" "/dev/ram$i"; done
 }
 
+# Swap a live member wrapper's table (the array above it keeps its
+# device): retable_member <name> <table>
+retable_member() {
+	dmsetup suspend "$1" && dmsetup load "$1" --table "$2" && dmsetup resume "$1" ||
+		die "cannot load \"$2\" into $1"
+}
+
 # Replace the table of a linear member wrapper with dm-error (it fails).
 fail_wrapper() {
 	local name=$1 sz
 	sz=$(blockdev --getsz "/dev/mapper/$name")
-	dmsetup suspend "$name" && dmsetup load "$name" --table "0 $sz error" &&
-		dmsetup resume "$name" || die "cannot fail $name"
+	retable_member "$name" "0 $sz error"
 }
 
 # Point a member wrapper at a (new) device.
@@ -166,8 +172,7 @@ wrap_member() {
 	local name=$1 dev=$2 sz
 	sz=$(blockdev --getsz "$dev")
 	if dmsetup info "$name" >/dev/null 2>&1; then
-		dmsetup suspend "$name" && dmsetup load "$name" --table "0 $sz linear $dev 0" &&
-			dmsetup resume "$name" || die "cannot rewrap $name"
+		retable_member "$name" "0 $sz linear $dev 0"
 	else
 		dmsetup create "$name" --table "0 $sz linear $dev 0" || die "cannot wrap $dev"
 	fi
