@@ -136,8 +136,7 @@ make_ramdisks 1 $mib
 if [ "$(queue_attr /dev/ram0 write_zeroes_max_bytes)" = 0 ]; then
 	dmsetup suspend r45d || die "suspend"
 	dd if="${loops[3]}" of=/dev/ram0 bs=1M iflag=direct oflag=direct status=none || die "copy member"
-	dmsetup suspend r45m3 && dmsetup load r45m3 --table "0 $((mib * 2048)) linear /dev/ram0 0" &&
-		dmsetup resume r45m3 || die "member 3 to the ramdisk"
+	retable_member r45m3 "0 $((mib * 2048)) linear /dev/ram0 0"
 	dmsetup resume r45d || die "resume"
 	s=$((3 * row - chunk / 2))
 	e=$((10 * row + 8))
