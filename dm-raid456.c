@@ -23,6 +23,10 @@ struct raid45 {
 	struct r45_array *array;
 	struct dm_dirty_log *log;
 	bool log_owned;			/* by the array's region hash */
+	int log_sync;			/* the log's sync word as created */
+	bool read_only;			/* a read-only table: writes nothing */
+	struct dm_dev *ro_log_dev;	/* a read-only table's disk log
+					 * device (its log is a core log) */
 	bool statistics;
 	bool overwrite;
 	bool discard;			/* discards taken: see cut_discard */
@@ -38,7 +42,10 @@ struct raid45 {
 	struct bio_list held;		/* writes not yet started */
 	struct bio_list held_done;	/* writes done, completion held */
 	unsigned int failures_acked;	/* failed members user space knows */
+	unsigned int failures_warned;	/* failed members the log told of */
 	bool suspending;		/* presuspend ran: hold nothing new */
+	bool suspend_killed;		/* the last suspend's wait for member
+					 * I/O was killed: the array ran on */
 	struct r45_table t;		/* the table line, parsed */
 	struct dm_dev *devs[R45_MAX_DISKS];
 };
@@ -72,6 +79,8 @@ static void raid45_free(struct raid45 *rs)
 		r45_array_destroy(rs->array);
 	if (rs->log && !rs->log_owned)
 		dm_dirty_log_destroy(rs->log);
+	if (rs->ro_log_dev)
+		dm_put_device(rs->ti, rs->ro_log_dev);
 	for (i = 0; i < rs->t.nr_devs; i++)
 		if (rs->devs[i])
 			dm_put_device(rs->ti, rs->devs[i]);
@@ -80,6 +89,7 @@ static void raid45_free(struct raid45 *rs)
 }
 
 static unsigned int allow_writes(struct raid45 *rs, bool recorded);
+static bool writes_held(struct raid45 *rs);
 
 /*
  * An event from the array (process context).  Once more members failed
@@ -91,13 +101,34 @@ static unsigned int allow_writes(struct raid45 *rs, bool recorded);
 static void raid45_event(void *ctx)
 {
 	struct raid45 *rs = ctx;
-	unsigned int n;
+	unsigned int n, failed;
+	bool warn = false;
 
 	if (test_bit(R45_ARRAY_DEAD, &rs->array->flags)) {
 		n = allow_writes(rs, false);
 		if (n)
 			DMINFO("array beyond redundancy: %u held writes and completions released",
 			       n);
+	}
+	/*
+	 * Held writes wait for user space; say so once per failure, and
+	 * how to release them (issue 28: nobody may be there to do it).
+	 */
+	spin_lock_irq(&rs->hold_lock);
+	failed = r45_array_nr_failed(rs->array);
+	if (writes_held(rs) && failed > rs->failures_warned) {
+		rs->failures_warned = failed;
+		warn = true;
+	}
+	spin_unlock_irq(&rs->hold_lock);
+	if (warn) {
+		char name[DM_NAME_LEN];
+
+		if (dm_copy_name_and_uuid(dm_table_get_md(rs->ti->table), name,
+					  NULL))
+			strscpy(name, "<device>", sizeof(name));
+		DMWARN("%s: a member failed: writes are held until user space records the failure and sends \"dmsetup message %s 0 allow_writes\" (a monitor such as raid45-monitor does)",
+		       name, name);
 	}
 	dm_table_event(rs->ti->table);
 }
@@ -115,9 +146,9 @@ static void raid45_event(void *ctx)
  */
 static int raid45_log_flush(struct dm_target *ti)
 {
-	struct raid45 *rs = ti->private;
+	struct raid45 *rs = ti->private;	/* set before the log exists */
 
-	if (!rs || !rs->array)
+	if (!rs->array)
 		return 0;
 	return r45_array_flush_members(rs->array);
 }
@@ -130,27 +161,47 @@ static int create_log(struct raid45 *rs, char **error)
 	int sync = t->recovery_sync != R45_SYNC_DEFAULT ?
 		   t->recovery_sync : t->log_sync;
 
-	/* rebuilding a member means every region is out of sync */
-	if (t->dev_to_init >= 0)
-		sync = R45_SYNC;
-
 	/*
 	 * "sync" means a resync on first activation.  A disk log given no
 	 * sync word resyncs everything when its device holds no valid log
 	 * and otherwise only what its bits call dirty; given "sync" it would
-	 * resync everything on every activation.
+	 * resync everything on every resume (dm-log reads a forced-sync log
+	 * as new each time).  A member to rebuild (dev_to_init) puts every
+	 * region out of sync at the table's first resume instead
+	 * (raid45_resume), whatever the log was created with.
 	 */
-	if (t->disk_log && sync == R45_SYNC && t->dev_to_init < 0)
+	if (t->disk_log && sync == R45_SYNC)
 		sync = R45_SYNC_DEFAULT;
-	for (i = 0; i < n; i++)
-		args[i] = t->log_argv[i];
-	if (sync != R45_SYNC_DEFAULT)
-		args[n++] = sync ? "sync" : "nosync";
+	rs->log_sync = sync;
 	/* the flush callback finds rs through ti->private (ctr sets it
 	 * again at its end); rs->array is NULL until the array exists */
 	rs->ti->private = rs;
-	rs->log = dm_dirty_log_create(t->log_type, rs->ti, raid45_log_flush,
-				      n, args);
+	if (rs->read_only && t->disk_log) {
+		/*
+		 * dm-log's disk log writes its device at every resume: a
+		 * read-only table keeps its regions in a core log, read from
+		 * the disk log's bits at the first resume (md-compat/rolog.c),
+		 * and prints the disk log's words (raid45_status).
+		 */
+		int r = dm_get_device(rs->ti, t->log_argv[0],
+				      dm_table_get_mode(rs->ti->table),
+				      &rs->ro_log_dev);
+
+		if (r) {
+			*error = "Cannot open the log device";
+			return r;
+		}
+		args[0] = t->log_argv[1];
+		args[1] = "nosync";
+		rs->log = dm_dirty_log_create("core", rs->ti, NULL, 2, args);
+	} else {
+		for (i = 0; i < n; i++)
+			args[i] = t->log_argv[i];
+		if (sync != R45_SYNC_DEFAULT)
+			args[n++] = sync ? "sync" : "nosync";
+		rs->log = dm_dirty_log_create(t->log_type, rs->ti,
+					      raid45_log_flush, n, args);
+	}
 	if (!rs->log) {
 		*error = "Error creating dirty log";
 		return -EINVAL;
@@ -206,6 +257,8 @@ static int get_devices(struct raid45 *rs, char **error)
 	for (i = 0; i < t->nr_devs; i++)
 		if (!bdev_write_zeroes_sectors(rs->devs[i]->bdev))
 			rs->discard = false;
+	if (rs->read_only)
+		rs->discard = false;
 	return 0;
 }
 
@@ -228,6 +281,7 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	bio_list_init(&rs->held);
 	bio_list_init(&rs->held_done);
 	t = &rs->t;
+	rs->read_only = !r45_table_writable(ti->table);
 
 	r = r45_table_parse(t, argc, argv, ti->len, &ti->error);
 	if (r)
@@ -249,7 +303,11 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
 				     t->offsets[i]);
 	rs->array->zero_members = rs->discard;
+	rs->array->read_only = rs->read_only;
+	if (rs->read_only)
+		DMINFO("read-only table: no resync, rebuild, repair or log write");
 	rs->array->skip_copy = skip_copy && R45_CAN_SKIP_COPY;
+	rs->array->self = dm_disk(dm_table_get_md(ti->table))->part0;
 	if (skip_copy && !R45_CAN_SKIP_COPY)
 		DMINFO("skip_copy needs Linux 6.11 or later: every write is copied");
 	rs->array->bandwidth = t->bandwidth;
@@ -292,6 +350,19 @@ bad:
 static void raid45_dtr(struct dm_target *ti)
 {
 	raid45_free(ti->private);
+}
+
+/*
+ * Fewer members are failed (one was re-added): what user space knows
+ * and what the log told of are counted down with them, so that the next
+ * failure holds writes again.  hold_lock held.
+ */
+static void failed_now(struct raid45 *rs)
+{
+	unsigned int failed = r45_array_nr_failed(rs->array);
+
+	rs->failures_acked = min(rs->failures_acked, failed);
+	rs->failures_warned = min(rs->failures_warned, failed);
 }
 
 /* Are writes held back: a member failed that user space has not acked? */
@@ -465,15 +536,18 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 		 */
 		unsigned int idx = dm_bio_get_target_bio_nr(bio);
 
-		if (r45_array_member_failed(rs->array, idx)) {
+		/* a read-only table wrote nothing to make durable */
+		if (r45_array_member_failed(rs->array, idx) ||
+		    rs->read_only) {
 			bio_endio(bio);
 			return DM_MAPIO_SUBMITTED;
 		}
 		bio_set_dev(bio, rs->devs[idx]->bdev);
 		return DM_MAPIO_REMAPPED;
 	}
-	if (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE &&
-	    (bio_op(bio) != REQ_OP_DISCARD || !rs->discard))
+	if (bio_op(bio) != REQ_OP_READ &&
+	    (rs->read_only || (bio_op(bio) != REQ_OP_WRITE &&
+			       (bio_op(bio) != REQ_OP_DISCARD || !rs->discard))))
 		return DM_MAPIO_KILL;
 	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	if (bio_op(bio) == REQ_OP_READ) {
@@ -498,6 +572,44 @@ static int raid45_map(struct dm_target *ti, struct bio *bio)
 	return DM_MAPIO_SUBMITTED;
 }
 
+/*
+ * A member's flush failed (one clone of an empty flush per member): md's
+ * rule, the same as for the flushes the disk log asks for
+ * (r45_array_flush_members): the member is failed, and the flush
+ * succeeds while the others still hold every block, since every write
+ * it covers is durable on them.  Its completion is held like a write's
+ * until user space has recorded the failure (allow_writes): a crash
+ * before that could bring the member back as current, with writes this
+ * flush promised durable missing from it.  Beyond redundancy the error
+ * stands.  Returns what dm_endio returns.
+ */
+static int end_flush(struct raid45 *rs, struct bio *bio, blk_status_t *error)
+{
+	unsigned int idx = dm_bio_get_target_bio_nr(bio);
+	unsigned long flags;
+	bool held = false;
+
+	/* a held one handed back for the next table (release_held) */
+	if (!*error || *error == BLK_STS_DM_REQUEUE)
+		return DM_ENDIO_DONE;
+	if (!r45_array_member_failed(rs->array, idx)) {
+		DMERR_LIMIT("member %u: flush failed (error %d)", idx,
+			    blk_status_to_errno(*error));
+		r45_array_fail_member(rs->array, idx);
+	}
+	if (test_bit(R45_ARRAY_DEAD, &rs->array->flags))
+		return DM_ENDIO_DONE;
+	*error = BLK_STS_OK;
+	spin_lock_irqsave(&rs->hold_lock, flags);
+	if (writes_held(rs) && !rs->suspending) {
+		bio_list_add(&rs->held_done, bio);
+		held = true;
+	}
+	spin_unlock_irqrestore(&rs->hold_lock, flags);
+	/* allow_writes ends it again: its status still says the error */
+	return held ? DM_ENDIO_INCOMPLETE : DM_ENDIO_DONE;
+}
+
 static int raid45_end_io(struct dm_target *ti, struct bio *bio,
 			 blk_status_t *error)
 {
@@ -505,9 +617,13 @@ static int raid45_end_io(struct dm_target *ti, struct bio *bio,
 	struct r45_bio_info *io = dm_per_bio_data(bio, sizeof(*io));
 	int member = io->member;
 
+	if (bio->bi_opf & REQ_PREFLUSH)
+		return end_flush(rs, bio, error);
 	if (hold_completion(rs, bio, *error))
 		return DM_ENDIO_INCOMPLETE;	/* ended again by allow_writes */
-	r45_array_write_done(rs->array, bio, io);
+	if (r45_array_write_done(rs->array, bio, io))
+		return DM_ENDIO_INCOMPLETE;	/* ended again once its region
+						 * is marked out of sync */
 	if (member < 0 || !*error || bio_op(bio) != REQ_OP_READ ||
 	    *error == BLK_STS_NOTSUPP)
 		return DM_ENDIO_DONE;
@@ -552,8 +668,11 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       (unsigned long long)rs->log->type->get_sync_count(rs->log),
 		       (unsigned long long)dm_sector_div_up(ti->len,
 							    rs->t.region_size));
-		sz += rs->log->type->status(rs->log, type, result + sz,
-					    maxlen - sz);
+		if (rs->ro_log_dev)	/* dm-log's words for its disk log */
+			DMEMIT("3 disk %s A", rs->ro_log_dev->name);
+		else
+			sz += rs->log->type->status(rs->log, type, result + sz,
+						    maxlen - sz);
 		/*
 		 * [ext] after the spec's words: sync action, mismatches,
 		 * whether writes are held after a failure (until allow_writes),
@@ -582,8 +701,14 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		break;
 	case STATUSTYPE_TABLE:
 		/* the log prints its own table words: "core 2 <rs> nosync " */
-		sz += rs->log->type->status(rs->log, type, result + sz,
-					    maxlen - sz);
+		if (rs->ro_log_dev)
+			DMEMIT("disk %u %s %u %s", rs->log_sync ==
+			       R45_SYNC_DEFAULT ? 2 : 3, rs->ro_log_dev->name,
+			       rs->t.region_size, rs->log_sync ==
+			       R45_SYNC_DEFAULT ? "" : sync_word(rs->log_sync));
+		else
+			sz += rs->log->type->status(rs->log, type, result + sz,
+						    maxlen - sz);
 		if (sz && result[sz - 1] == ' ')
 			result[--sz] = '\0';
 		DMEMIT(" %s", r45_type_name(rs->t.geom.type));
@@ -665,6 +790,48 @@ bad:
 	return -EINVAL;
 }
 
+/*
+ * "readd <idx>": a failed member that came back is taken back, rebuilt
+ * only where it was written while out (r45_sync_readd).  The device
+ * must be suspended (no write in flight may still skip the member); the
+ * rebuild starts at the resume.
+ */
+static int readd_message(struct raid45 *rs, unsigned int argc, char **argv)
+{
+	struct r45_array *a = rs->array;
+	const char *why;
+	unsigned int idx;
+	region_t n;
+	int r;
+
+	if (argc != 2 || kstrtouint(argv[1], 10, &idx) ||
+	    idx >= rs->t.nr_devs) {
+		DMERR("readd: expected a member index (0..%u)",
+		      rs->t.nr_devs - 1);
+		return -EINVAL;
+	}
+	if (rs->read_only) {
+		DMERR("readd: the table is read-only");
+		return -EROFS;
+	}
+	if (!dm_suspended(rs->ti)) {
+		DMERR("readd: suspend the device first (writes in flight could still skip member %u)",
+		      idx);
+		return -EBUSY;
+	}
+	r = r45_sync_readd(a, idx, &n, &why);
+	if (r) {
+		DMERR("readd: member %u refused: %s", idx, why);
+		return r;
+	}
+	spin_lock_irq(&rs->hold_lock);
+	failed_now(rs);
+	spin_unlock_irq(&rs->hold_lock);
+	DMINFO("readd: member %u taken back; %llu regions written while it was out are rebuilt from the resume",
+	       idx, (unsigned long long)n);
+	return 0;
+}
+
 static const char *const sync_words[] = {
 	"check", "repair", "idle", "frozen", "resync", "recover",
 };
@@ -708,6 +875,8 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 			       i);
 		return 0;
 	}
+	if (word_is(argv[0], "readd"))
+		return readd_message(rs, argc, argv);
 	if (word_is(argv[0], "xor")) {
 		DMERR("xor: the kernel's xor library chose its routine at boot; it cannot be selected here");
 		return -EINVAL;
@@ -723,6 +892,8 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 		if (r == -EBUSY)
 			DMERR("%s: %s is running", sync_words[i],
 			      r45_sync_action_name(a));
+		else if (r == -EROFS)
+			DMERR("%s: the table is read-only", sync_words[i]);
 		return r;
 	}
 	if (word_is(argv[0], "statistics")) {
@@ -825,12 +996,32 @@ static void release_held(struct raid45 *rs)
 	}
 }
 
+/*
+ * A suspend whose wait for member I/O was cut by a fatal signal (a member
+ * that stopped answering): the array runs on, its log not suspended.  dm
+ * fails the suspend if application I/O is still in flight (the signal
+ * ends its wait too; presuspend_undo follows), else completes it: the
+ * device holds new I/O until a resume, while the array's own work (the
+ * sync step that waits for the member) goes on.
+ */
+static void suspend_killed(struct raid45 *rs, const char *where)
+{
+	DMWARN("%s: suspend killed while waiting for member I/O: the array runs on",
+	       where);
+	set_suspending(rs, false);
+	rs->suspend_killed = true;
+}
+
 static void raid45_presuspend(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
+	rs->suspend_killed = false;
 	release_held(rs);
-	r45_array_suspend(rs->array);
+	if (r45_array_suspend(rs->array)) {
+		suspend_killed(rs, "presuspend");
+		return;
+	}
 	if (rs->log->type->presuspend)
 		rs->log->type->presuspend(rs->log);
 }
@@ -845,6 +1036,7 @@ static void raid45_presuspend_undo(struct dm_target *ti)
 	struct raid45 *rs = ti->private;
 
 	/* core and disk logs have no presuspend: nothing of theirs to undo */
+	rs->suspend_killed = false;
 	set_suspending(rs, false);
 	r45_array_resume(rs->array);
 }
@@ -853,8 +1045,14 @@ static void raid45_postsuspend(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
+	if (rs->suspend_killed)
+		return;
 	/* no member I/O outlives a suspend (raid5/stripe.c) */
-	r45_wait_rewrites(rs->array);
+	if (r45_wait_rewrites(rs->array)) {
+		suspend_killed(rs, "postsuspend");
+		r45_array_resume(rs->array);
+		return;
+	}
 	r45_sync_flush_log(rs->array);
 	if (rs->log->type->postsuspend)
 		rs->log->type->postsuspend(rs->log);
@@ -890,6 +1088,15 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 	bool same = rs->t.dev_to_init == old->t.dev_to_init;
 	unsigned int i;
 
+	/*
+	 * A predecessor whose suspend was killed still runs its sync
+	 * driver: its regions' state is not read while it may change.
+	 */
+	if (old->suspend_killed) {
+		DMWARN("reload: the previous table's suspend was killed: its resync/rebuild progress is not taken over");
+		same = false;
+	}
+
 	for (i = 0; i < rs->t.nr_devs; i++) {
 		if (rs->devs[i]->bdev != old->devs[i]->bdev ||
 		    rs->t.offsets[i] != old->t.offsets[i]) {
@@ -900,6 +1107,7 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 		    r45_array_member_failed(old->array, i))
 			r45_array_fail_member(rs->array, i);
 	}
+	r45_sync_takeover_degraded(rs->array, old->array);
 	if (same) {
 		r45_sync_takeover(rs->array, old->array);
 		DMINFO("reload: resync/rebuild state taken over from the previous table");
@@ -910,11 +1118,27 @@ static void raid45_resume(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
-	if (rs->log->type->resume)
+	/*
+	 * After a killed suspend the array never stopped and its log was
+	 * not suspended: resuming the log would read its bits back from the
+	 * device under the running sync driver.
+	 */
+	if (rs->log->type->resume && !rs->suspend_killed)
 		rs->log->type->resume(rs->log);
+	rs->suspend_killed = false;
 	if (!rs->resumed) {
 		struct raid45 *old;
 
+		/*
+		 * A member to rebuild: nothing of it is trusted, on the log
+		 * device too (a later resume reads the bits back from there),
+		 * until the rebuild, or the predecessor it takes over, got it.
+		 */
+		if (rs->ro_log_dev)
+			r45_rolog_load(rs->array, rs->ro_log_dev->bdev,
+				       rs->log_sync);
+		if (rs->t.dev_to_init >= 0)
+			r45_sync_out_of_sync(rs->array);
 		mutex_lock(&raid45_list_lock);
 		old = find_predecessor(rs);
 		if (old)

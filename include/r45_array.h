@@ -134,6 +134,10 @@ struct r45_array {
 					 * discarded stripes are zeroed so */
 	bool skip_copy;			/* whole-page writes of stable pages
 					 * go to the members uncopied */
+	struct block_device *self;	/* the array's own device: its file
+					 * system's pages may skip the copy */
+	bool read_only;			/* a read-only table: nothing is
+					 * written, not even a repair */
 	wait_queue_head_t wait_stripe;
 	atomic_t rewrites;		/* stripes writing back repaired
 					 * blocks that no bio waits for */
@@ -161,6 +165,15 @@ struct r45_array {
 	sector_t region_size;
 	bool log_in_memory;		/* its flush does no I/O */
 	bool log_failed;		/* a log flush failed once */
+	/*
+	 * Re-adding a member that came back (md's bitmap re-add): the
+	 * regions written while any member was failed (bit per region, set
+	 * when such a write starts and when it ends), and the members whose
+	 * failure that record covers from its start (failed while this
+	 * array, or one it took over, ran).  sync.c, r45_sync_readd.
+	 */
+	unsigned long *written_degraded;
+	unsigned long readd_ok;
 	struct workqueue_struct *log_wq; /* write_work, rh_work: not the
 					  * lanes' queue (see sync.c) */
 	/* member failures: count and decide in one step (array.c) */
@@ -168,6 +181,9 @@ struct r45_array {
 	spinlock_t write_lock;
 	struct bio_list write_queue;	/* writes to count, then submit */
 	struct work_struct write_work;
+	struct bio_list nosync_bios;	/* unacked writes done: their regions
+					 * to mark out of sync (write_lock) */
+	struct work_struct nosync_work;
 	struct task_struct *sync_thread;
 	wait_queue_head_t sync_wait;	/* state changes, sync stripes done */
 	/* the sync driver's state machine (sync.c): under sync_lock */
@@ -218,6 +234,7 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 				   void (*event_fn)(void *), void *ctx);
 void r45_array_destroy(struct r45_array *a);
 void r45_array_fail_member(struct r45_array *a, unsigned int idx);
+void r45_array_readd_member(struct r45_array *a, unsigned int idx);
 bool r45_array_read_error(struct r45_array *a, unsigned int idx);
 unsigned int r45_array_nr_failed(struct r45_array *a);
 void r45_array_event(struct r45_array *a);
@@ -229,18 +246,23 @@ enum { R45_SUBMITTED, R45_REMAPPED };
 int r45_array_submit(struct r45_array *a, struct bio *bio,
 		     struct r45_bio_info *info);
 void r45_array_retry_read(struct r45_array *a, struct bio *bio, int member);
-void r45_array_write_done(struct r45_array *a, struct bio *bio,
+bool r45_array_write_done(struct r45_array *a, struct bio *bio,
 			  struct r45_bio_info *info);
 int r45_array_flush_members(struct r45_array *a);
-void r45_array_suspend(struct r45_array *a);
+int r45_array_suspend(struct r45_array *a);
 void r45_array_resume(struct r45_array *a);
 
 /* md-compat/sync.c */
 int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 		  sector_t region_size, region_t nr_regions, int recover_member);
 void r45_sync_exit(struct r45_array *a);
-void r45_sync_pause(struct r45_array *a);
+int r45_sync_pause(struct r45_array *a);
 void r45_sync_takeover(struct r45_array *a, struct r45_array *old);
+void r45_sync_takeover_degraded(struct r45_array *a, struct r45_array *old);
+void r45_sync_out_of_sync(struct r45_array *a);
+void r45_sync_note_degraded_write(struct r45_array *a, region_t region);
+int r45_sync_readd(struct r45_array *a, unsigned int idx, region_t *regions,
+		   const char **why);
 void r45_sync_unpause(struct r45_array *a);
 int r45_sync_request(struct r45_array *a, const char *action);
 const char *r45_sync_action_name(struct r45_array *a);
@@ -248,8 +270,12 @@ bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
 bool r45_sync_row_in_sync(struct r45_array *a, u64 row);
-void r45_sync_mark_nosync(struct r45_array *a, struct bio *bio);
+void r45_sync_defer_nosync(struct r45_array *a, struct bio *bio);
 region_t r45_sync_unprotected_regions(struct r45_array *a);
+
+/* md-compat/rolog.c */
+void r45_rolog_load(struct r45_array *a, struct block_device *bdev,
+		    int sync);
 
 /* md-compat/plug.c */
 void r45_plug_init(struct r45_array *a);
@@ -261,13 +287,14 @@ int r45_stripe_module_init(void);
 void r45_stripe_module_exit(void);
 int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
 		   const struct r45_engine_ops *ops);
-void r45_cache_exit(struct r45_array *a);
+bool r45_cache_exit(struct r45_array *a);
 int r45_cache_resize(struct r45_array *a, unsigned int nr_stripes);
 int r45_make_request(struct r45_array *a, struct bio *bio);
 void r45_release_delayed(struct r45_array *a);
-void r45_wait_rewrites(struct r45_array *a);
+int r45_wait_rewrites(struct r45_array *a);
 void r45_count_done(struct r45_array *a, atomic_t *count);
 void r45_wait_count(struct r45_array *a, atomic_t *count);
+int r45_wait_count_killable(struct r45_array *a, atomic_t *count);
 void r45_sync_stripe(struct r45_array *a, sector_t sector, int action);
 
 /* raid5/parity.c */

@@ -14,7 +14,10 @@
 #include <linux/raid/xor.h>
 #include <linux/raid/pq.h>
 #include <linux/pagemap.h>
+#include <linux/fs.h>
+#include <linux/rcupdate.h>
 #include <linux/bio.h>
+#include <linux/device-mapper.h>
 
 /*
  * Parity libraries.  7.1 replaced xor_blocks() (at most MAX_XOR_BLOCKS
@@ -107,6 +110,16 @@ static inline void r45_raid6_recov_datap(int disks, size_t bytes, int faila,
 #endif
 }
 
+/* Is the table read-write?  (fmode_t before 6.5, blk_mode_t since.) */
+static inline bool r45_table_writable(struct dm_table *t)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return dm_table_get_mode(t) & BLK_OPEN_WRITE;
+#else
+	return dm_table_get_mode(t) & FMODE_WRITE;
+#endif
+}
+
 /* A page of zeroes for the syndrome slots no member fills (DDF layouts). */
 static inline void *r45_raid6_zero_block(void)
 {
@@ -120,33 +133,66 @@ static inline void *r45_raid6_zero_block(void)
 /*
  * skip_copy (raid5/stripe.c): may the page a write names go to the
  * members as it is, parity computed from it, with no copy in the stripe
- * cache?  Only if its owner cannot change it before the write completes:
- * a page cache folio under writeback whose mapping has stable writes
- * (every writer waits for the writeback to end first), and not pinned
- * for DMA (O_DIRECT and io_uring pin user memory, FOLL_PIN: its owner
- * may change it at any time, writeback or not; the bio we see is dm's
- * clone, which does not carry BIO_PAGE_PINNED, so the folio is asked).
- * O_DIRECT pins since 6.5 (before, plain page references tell nothing)
- * and mappings carry the stable-writes flag since 6.8 (Debian's 6.1 has
- * it backported, not the pinning): before 6.8 no page qualifies.
+ * cache?  Only if nothing can change it before the write completes.
+ * "Under writeback, on a mapping with stable writes" alone is not that
+ * (issue 27, finding 3):
+ *   - buffer-head metadata lives in a block device's own page cache, and
+ *     ext2, ext4 without a journal and FAT change it in place, under
+ *     writeback, without waiting for it;
+ *   - page cache pages spliced into an O_DIRECT write are not pinned,
+ *     and the writeback seen may be another I/O's, which can end (and
+ *     let the page change) before ours;
+ *   - fs/buffer.c's block_truncate_page() (ext2, and every file system
+ *     that truncates through it) zeroes the tail of a regular file's
+ *     page without waiting for its writeback.
+ * So a page qualifies only when it is a regular file's data, of a file
+ * system mounted on this very array (its writeback goes through here,
+ * and the bio seen is that writeback), under writeback, not pinned for
+ * DMA (O_DIRECT and io_uring pin user memory: FOLL_PIN), on a mapping
+ * with stable writes, and the file system is one whose every path that
+ * changes such a page waits for its writeback first: ext4 (write_begin,
+ * page_mkwrite and partial-block zeroing all take the folio with
+ * FGP_STABLE or folio_wait_stable) and xfs (iomap: the same).  Quota
+ * files are left out (ext4 writes them through buffer heads).  O_DIRECT
+ * pins since 6.5 and mappings carry stable writes since 6.8; a target
+ * can ask for stable writes since 6.11 (r45_want_stable_writes), so
+ * before 6.11 nothing qualifies.  The folio's mapping, inode and super
+ * block are read under RCU: a folio whose writeback is not ours could
+ * be truncated meanwhile (inodes are freed after a grace period).
  */
-static inline bool r45_page_stable(struct page *page)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define R45_CAN_SKIP_COPY 1
+static inline bool r45_page_stable(struct page *page,
+				   struct block_device *self)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
 	struct folio *folio = page_folio(page);
 	struct address_space *mapping;
+	struct inode *host;
+	const char *fs;
+	bool ok = false;
 
 	if (!folio_test_writeback(folio) || folio_maybe_dma_pinned(folio))
 		return false;
+	rcu_read_lock();
 	mapping = folio_mapping(folio);
-	return mapping && mapping_stable_writes(mapping);
-#else
-	return false;
-#endif
+	host = mapping ? READ_ONCE(mapping->host) : NULL;
+	if (host && mapping_stable_writes(mapping) &&
+	    S_ISREG(host->i_mode) && !IS_NOQUOTA(host) &&
+	    host->i_sb->s_bdev == self) {
+		fs = host->i_sb->s_type->name;
+		ok = !strcmp(fs, "ext4") || !strcmp(fs, "xfs");
+	}
+	rcu_read_unlock();
+	return ok;
 }
-
-/* skip_copy needs both: stable writes asked for, pages that say so */
-#define R45_CAN_SKIP_COPY (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0))
+#else
+#define R45_CAN_SKIP_COPY 0
+static inline bool r45_page_stable(struct page *page,
+				   struct block_device *self)
+{
+	return false;
+}
+#endif
 
 /*
  * Ask for stable writes on the array (skip_copy): file systems mounted on

@@ -15,9 +15,10 @@
 static void r45_event_work(struct work_struct *work)
 {
 	struct r45_array *a = container_of(work, struct r45_array, event_work);
+	void (*fn)(void *ctx) = READ_ONCE(a->event_fn);
 
-	if (a->event_fn)
-		a->event_fn(a->event_ctx);
+	if (fn)
+		fn(a->event_ctx);
 }
 
 static void r45_retry_work(struct work_struct *work)
@@ -99,7 +100,16 @@ void r45_array_destroy(struct r45_array *a)
 	r45_plug_stop(a);
 	/* retried reads need the stripe cache: they go first */
 	destroy_workqueue(a->submit_wq);
-	r45_cache_exit(a);
+	if (!r45_cache_exit(a)) {
+		/*
+		 * A stripe still in use (r45_cache_exit warned): the array is
+		 * leaked, and a late completion's event must not reach the
+		 * target, which is going away.
+		 */
+		WRITE_ONCE(a->event_fn, NULL);
+		cancel_work_sync(&a->event_work);
+		return;
+	}
 	cancel_work_sync(&a->event_work);
 	kfree(a->member_flush_bios);
 	kfree(a);
@@ -140,6 +150,8 @@ static bool fail_member_locked(struct r45_array *a, unsigned int idx)
 	lockdep_assert_held(&a->fail_lock);
 	if (test_and_set_bit(R45_MEMBER_FAILED, &a->members[idx].flags))
 		return false;
+	/* what is written from now on is recorded: it may come back */
+	set_bit(idx, &a->readd_ok);
 	if (r45_array_nr_failed(a) > a->geom.parity_disks) {
 		set_bit(R45_ARRAY_DEAD, &a->flags);
 		DMERR_LIMIT("member %u failed: more failures than parity, array can no longer serve all I/O",
@@ -161,6 +173,18 @@ void r45_array_fail_member(struct r45_array *a, unsigned int idx)
 	spin_unlock_irqrestore(&a->fail_lock, flags);
 	if (failed)
 		r45_array_event(a);
+}
+
+/* A failed member is taken back (r45_sync_readd: it is rebuilt). */
+void r45_array_readd_member(struct r45_array *a, unsigned int idx)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->fail_lock, flags);
+	clear_bit(idx, &a->readd_ok);
+	clear_bit(R45_MEMBER_FAILED, &a->members[idx].flags);
+	atomic_set(&a->members[idx].read_errors, 0);
+	spin_unlock_irqrestore(&a->fail_lock, flags);
 }
 
 /*
@@ -306,8 +330,6 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 {
 	const struct r45_geom *g = &a->geom;
 
-	info->member = -1;
-	info->counted = false;
 	if (READ_ONCE(a->app_io_at) != jiffies)
 		WRITE_ONCE(a->app_io_at, jiffies);
 	if (bio_op(bio) == REQ_OP_READ) {
@@ -353,25 +375,25 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
  * go while a member failure was not yet recorded by user space
  * (info->unacked): then the region is marked out of sync first and stays
  * dirty in the log until a resync makes it consistent (md keeps the
- * bitmap bits of writes to a degraded array).  dm_rh_mark_nosync finds
- * the region from the bio's sector: the array-relative one of @info (the
- * region hash starts at 0), and a write never crosses a region.
+ * bitmap bits of writes to a degraded array).  That marking is done in
+ * process context under the region hash's lock (sync.c, nosync_work),
+ * which ends the bio again afterwards: returns true when it took the
+ * bio so.
  */
-void r45_array_write_done(struct r45_array *a, struct bio *bio,
+bool r45_array_write_done(struct r45_array *a, struct bio *bio,
 			  struct r45_bio_info *info)
 {
-	struct bvec_iter saved;
-
 	if (!info->counted)
-		return;
-	info->counted = false;
+		return false;
+	/* a write in flight when a member failed skipped it too */
+	r45_sync_note_degraded_write(a, info->region);
 	if (info->unacked) {
-		saved = bio->bi_iter;
-		bio->bi_iter = info->iter;
-		r45_sync_mark_nosync(a, bio);
-		bio->bi_iter = saved;
+		r45_sync_defer_nosync(a, bio);
+		return true;
 	}
+	info->counted = false;
 	dm_rh_dec(a->rh, info->region);
+	return false;
 }
 
 /*
@@ -401,11 +423,20 @@ void r45_array_retry_read(struct r45_array *a, struct bio *bio, int member)
 	queue_work(a->submit_wq, &a->retry_work);
 }
 
-void r45_array_suspend(struct r45_array *a)
+/*
+ * -EINTR: a fatal signal cut the wait for the sync driver's step (see
+ * r45_sync_pause); the array then runs on as if resumed.
+ */
+int r45_array_suspend(struct r45_array *a)
 {
+	int r;
+
 	set_bit(R45_ARRAY_SUSPENDED, &a->flags);
 	r45_release_delayed(a);
-	r45_sync_pause(a);
+	r = r45_sync_pause(a);
+	if (r)
+		r45_array_resume(a);
+	return r;
 }
 
 void r45_array_resume(struct r45_array *a)

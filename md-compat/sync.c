@@ -154,13 +154,65 @@ static noinline_for_stack void mark_discard_nosync(struct r45_array *a,
 	dm_rh_mark_nosync(a->rh, &stand_in);
 }
 
-/* A write (or discard) left its region out of sync (array.c). */
-void r45_sync_mark_nosync(struct r45_array *a, struct bio *bio)
+/*
+ * Writes that leave their region out of sync (let go before user space
+ * recorded a member failure: r45_array_write_done) are marked here, in
+ * process context under rh_mutex like every other change of region
+ * state.  dm_rh_mark_nosync() clears the region's bit in the log, and
+ * dm-log's bits and sync count are plain words: beside the region hash's
+ * own set_region_sync(1) (update_states, under rh_mutex) on another CPU,
+ * either could be lost, and a lost clear calls a region in sync whose
+ * parity was never made right.  Then each write is uncounted (dm_rh_dec)
+ * and completed again: its completion waited for this.
+ */
+static void nosync_work(struct work_struct *work)
 {
-	if (bio_op(bio) == REQ_OP_DISCARD)
-		mark_discard_nosync(a, bio);
-	else
-		dm_rh_mark_nosync(a->rh, bio);
+	struct r45_array *a = container_of(work, struct r45_array,
+					   nosync_work);
+	struct bio_list list;
+	struct bvec_iter saved;
+	struct bio *bio;
+
+	spin_lock_irq(&a->write_lock);
+	list = a->nosync_bios;
+	bio_list_init(&a->nosync_bios);
+	spin_unlock_irq(&a->write_lock);
+
+	mutex_lock(&a->rh_mutex);
+	bio_list_for_each(bio, &list) {
+		struct r45_bio_info *info =
+			dm_per_bio_data(bio, sizeof(struct r45_bio_info));
+
+		/* the region from the array-relative sector (a write never
+		 * crosses a region) */
+		saved = bio->bi_iter;
+		bio->bi_iter = info->iter;
+		if (bio_op(bio) == REQ_OP_DISCARD)
+			mark_discard_nosync(a, bio);
+		else
+			dm_rh_mark_nosync(a->rh, bio);
+		bio->bi_iter = saved;
+		dm_rh_dec(a->rh, info->region);
+		info->counted = false;
+	}
+	mutex_unlock(&a->rh_mutex);
+	while ((bio = bio_list_pop(&list)))
+		bio_endio(bio);
+}
+
+/*
+ * A counted write let go while a failure was unrecorded has finished on
+ * the members (any context): its region is marked out of sync and the
+ * write uncounted by nosync_work, which then ends the bio again.
+ */
+void r45_sync_defer_nosync(struct r45_array *a, struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->write_lock, flags);
+	bio_list_add(&a->nosync_bios, bio);
+	spin_unlock_irqrestore(&a->write_lock, flags);
+	queue_work(a->log_wq, &a->nosync_work);
 }
 
 /*
@@ -179,6 +231,7 @@ static bool count_write(struct r45_array *a, struct bio *bio)
 		dm_rh_delay(a->rh, bio);
 		return false;
 	}
+	r45_sync_note_degraded_write(a, region);
 	if (bio_op(bio) == REQ_OP_DISCARD) {
 		inc_discard(a, bio);
 	} else {
@@ -266,10 +319,18 @@ static void queue_writes(struct r45_array *a, struct bio_list *bios)
 	queue_work(a->log_wq, &a->write_work);
 }
 
-/* Writes held while their region was recovered may go now. */
+/*
+ * Writes held while their region was recovered may go now.  The list is
+ * the region's own (reg->delayed_bios), which dm-region-hash does not
+ * empty: after dm_rh_mark_nosync() ended a recovery, the region stays in
+ * the hash, and the next dm_rh_delay() would link a new write behind
+ * bios handed on here (long completed and freed by then), to be
+ * dispatched again.  So it is emptied (dm-raid1 pops each bio).
+ */
 static void rh_dispatch(void *context, struct bio_list *bios)
 {
 	queue_writes(context, bios);
+	bio_list_init(bios);
 }
 
 /* Something changed in the region hash that a waiting sync step wants. */
@@ -308,18 +369,25 @@ static void rh_work(struct work_struct *work)
 				   rh_work));
 }
 
-void r45_sync_flush_log(struct r45_array *a)
+/* The log's bits to its device; rh_mutex held. */
+static void flush_log_locked(struct r45_array *a)
 {
 	int r;
 
-	flush_delayed_work(&a->rh_work);
-	mutex_lock(&a->rh_mutex);
-	dm_rh_update_states(a->rh, 1);
+	lockdep_assert_held(&a->rh_mutex);
 	r = dm_rh_flush(a->rh);
-	mutex_unlock(&a->rh_mutex);
 	if (r)
 		DMERR("dirty log flush failed (%d): regions may be resynced needlessly at the next activation",
 		      r);
+}
+
+void r45_sync_flush_log(struct r45_array *a)
+{
+	flush_delayed_work(&a->rh_work);
+	mutex_lock(&a->rh_mutex);
+	dm_rh_update_states(a->rh, 1);
+	flush_log_locked(a);
+	mutex_unlock(&a->rh_mutex);
 }
 
 /*
@@ -453,7 +521,9 @@ static void start_action(struct r45_array *a, int action)
  */
 static int needed_action(struct r45_array *a)
 {
-	if (a->log->type->get_sync_count(a->log) >= a->nr_regions)
+	/* a read-only table writes nothing: no resync, no rebuild */
+	if (a->read_only ||
+	    a->log->type->get_sync_count(a->log) >= a->nr_regions)
 		return R45_ACT_IDLE;
 	if (READ_ONCE(a->recover_member) >= 0)
 		return rebuild_possible(a) ? R45_ACT_RECOVER : R45_ACT_IDLE;
@@ -583,6 +653,9 @@ static struct dm_region *wait_quiesced(struct r45_array *a)
 
 		if (reg || !dm_rh_recovery_in_flight(a->rh))
 			return reg;
+		/* a suspend that is killed stops waiting (r45_sync_pause) */
+		if (fatal_signal_pending(current))
+			return NULL;
 		/* a region is quiescing: its last write wakes us */
 		wait_event_timeout(a->rh_wait,
 				   atomic_read(&a->rh_events) != seen, HZ / 20);
@@ -858,8 +931,10 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 	INIT_DELAYED_WORK(&a->rh_work, rh_work);
 	init_waitqueue_head(&a->rh_wait);
 	INIT_WORK(&a->write_work, write_work);
+	INIT_WORK(&a->nosync_work, nosync_work);
 	spin_lock_init(&a->write_lock);
 	bio_list_init(&a->write_queue);
+	bio_list_init(&a->nosync_bios);
 	init_waitqueue_head(&a->sync_wait);
 	spin_lock_init(&a->sync_lock);
 	a->sync_state = R45_SYNC_SUSPENDED;	/* until the first resume */
@@ -869,6 +944,10 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 	a->region_size = region_size;
 	a->nr_regions = nr_regions;
 	a->log_in_memory = !strcmp(log->type->name, "core");
+	a->written_degraded = kvcalloc(BITS_TO_LONGS(nr_regions),
+				       sizeof(unsigned long), GFP_KERNEL);
+	if (!a->written_degraded)
+		return -ENOMEM;
 
 	/* unbound: 7.x warns about a queue that is neither it nor per-CPU */
 	a->log_wq = alloc_workqueue("raid45_log", WQ_UNBOUND | WQ_MEM_RECLAIM,
@@ -897,6 +976,8 @@ fail_thread:
 fail_wq:
 	destroy_workqueue(a->log_wq);
 	a->log_wq = NULL;
+	kvfree(a->written_degraded);
+	a->written_degraded = NULL;
 	return r;
 }
 
@@ -906,7 +987,10 @@ void r45_sync_exit(struct r45_array *a)
 		stop_thread(a);
 	if (a->rh) {
 		flush_work(&a->write_work);
-		flush_delayed_work(&a->rh_work);
+		/* no bio waits for nosync_work at teardown: dm waited for all */
+		flush_work(&a->nosync_work);
+		/* its update is done right here */
+		cancel_delayed_work_sync(&a->rh_work);
 		dm_rh_update_states(a->rh, 1);
 		dm_region_hash_destroy(a->rh);	/* and the log */
 		a->rh = NULL;
@@ -916,6 +1000,8 @@ void r45_sync_exit(struct r45_array *a)
 		destroy_workqueue(a->log_wq);
 		a->log_wq = NULL;
 	}
+	kvfree(a->written_degraded);
+	a->written_degraded = NULL;
 }
 
 /*
@@ -932,12 +1018,128 @@ void r45_sync_takeover(struct r45_array *a, struct r45_array *old)
 	if (a->nr_regions != old->nr_regions ||
 	    a->region_size != old->region_size)
 		return;
+	mutex_lock(&a->rh_mutex);
 	for (r = 0; r < a->nr_regions; r++)
 		if (!log->type->in_sync(log, r, 1) &&
-		    olog->type->in_sync(olog, r, 1))
+		    olog->type->in_sync(olog, r, 1)) {
+			/*
+			 * Clean on the log device as well: no write is in
+			 * flight (both are suspended), and a later resume
+			 * reads the bits from there.
+			 */
+			log->type->clear_region(log, r);
 			log->type->set_region_sync(log, r, 1);
+		}
+	flush_log_locked(a);
+	mutex_unlock(&a->rh_mutex);
 	WRITE_ONCE(a->recover_member, READ_ONCE(old->recover_member));
 	atomic64_set(&a->mismatches, atomic64_read(&old->mismatches));
+}
+
+/*
+ * A reload keeps the record of what was written while members were
+ * failed, for the members whose failure the new table keeps (the
+ * caller failed them already): both suspended, nothing is written.
+ */
+void r45_sync_takeover_degraded(struct r45_array *a, struct r45_array *old)
+{
+	unsigned int i;
+
+	if (a->nr_regions != old->nr_regions)
+		return;
+	bitmap_copy(a->written_degraded, old->written_degraded,
+		    a->nr_regions);
+	a->readd_ok = 0;
+	for (i = 0; i < a->geom.raid_disks; i++)
+		if (test_bit(i, &old->readd_ok) &&
+		    r45_array_member_failed(a, i))
+			set_bit(i, &a->readd_ok);
+}
+
+/*
+ * A write (or discard) to @region starts or ends: with a member failed,
+ * the region is recorded for that member's re-add (any context).  Both
+ * ends are needed: a write that started before the failure may have
+ * skipped the member once it was failed.
+ */
+void r45_sync_note_degraded_write(struct r45_array *a, region_t region)
+{
+	if (r45_array_nr_failed(a))
+		set_bit(region, a->written_degraded);
+}
+
+/*
+ * "readd <idx>" (md's re-add with a write-intent bitmap): member @idx,
+ * failed, is back with what it held when it failed (a path that came
+ * back, a cable pushed in again).  Only the regions written since then
+ * can be stale on it: they are put out of sync, in memory and on the log
+ * device, and the member is rebuilt in them alone (the table's rebuild,
+ * as dev_to_init, from the next resume).  The device must be suspended:
+ * no write is in flight that could still skip the member, and the
+ * log's resume reads the bits back.  Refused (-EINVAL, *why) when it
+ * would not be safe: the member is not failed; its failure is not
+ * covered by the record from its start (the array was activated with it
+ * missing or failed); another member is being rebuilt; or too many
+ * others are failed to rebuild it from.  *regions: how many regions are
+ * to be rebuilt.
+ */
+int r45_sync_readd(struct r45_array *a, unsigned int idx, region_t *regions,
+		   const char **why)
+{
+	struct dm_dirty_log *log = a->log;
+	region_t r, n = 0;
+
+	*why = NULL;
+	if (!r45_array_member_failed(a, idx))
+		*why = "the member is not failed";
+	else if (!test_bit(idx, &a->readd_ok))
+		*why = "no record of the writes since it failed (it was missing or failed when the table was loaded): rebuild it with dev_to_init";
+	else if (READ_ONCE(a->recover_member) >= 0)
+		*why = "another member is being rebuilt";
+	else if (r45_array_nr_failed(a) - 1 >= a->geom.parity_disks)
+		*why = "too many other members are failed to rebuild it from";
+	if (*why)
+		return -EINVAL;
+
+	mutex_lock(&a->rh_mutex);
+	for_each_set_bit(r, a->written_degraded, a->nr_regions) {
+		n++;
+		if (!log->type->in_sync(log, r, 1))
+			continue;
+		log->type->mark_region(log, r);
+		log->type->set_region_sync(log, r, 0);
+	}
+	flush_log_locked(a);
+	mutex_unlock(&a->rh_mutex);
+	WRITE_ONCE(a->recover_member, idx);
+	r45_array_readd_member(a, idx);
+	/* nobody else is out: the record starts again at the next failure */
+	if (!r45_array_nr_failed(a))
+		bitmap_zero(a->written_degraded, a->nr_regions);
+	*regions = n;
+	return 0;
+}
+
+/*
+ * Every region out of sync, in memory and on the log device (dirty): a
+ * member is to be rebuilt (dev_to_init) and holds nothing yet.  Called
+ * at the table's first resume, after the log's own resume read its
+ * bits, before any I/O.  dm-log's forced "sync" would do the same at
+ * every resume, throwing a rebuild's progress (or a finished rebuild)
+ * away each time.
+ */
+void r45_sync_out_of_sync(struct r45_array *a)
+{
+	struct dm_dirty_log *log = a->log;
+	region_t r;
+
+	mutex_lock(&a->rh_mutex);
+	for (r = 0; r < a->nr_regions; r++) {
+		log->type->mark_region(log, r);
+		log->type->set_region_sync(log, r, 0);
+	}
+	flush_log_locked(a);
+	mutex_unlock(&a->rh_mutex);
 }
 
 /*
@@ -960,9 +1162,17 @@ static void abandon_recovery(struct r45_array *a)
 /*
  * Suspend: no step starts, the one in progress stops at its next row
  * (its region ended not in sync), and the region hash's recovery gate
- * closes.
+ * closes.  The step's stripes wait for member I/O: a member that stops
+ * answering (a path lost under queue_if_no_path, a suspended member
+ * device) would hold the suspending task forever, and dm's suspend lock
+ * with it.  So the waits end on a fatal signal: -EINTR, with the step
+ * still going (and the gate still open); the caller lets the array run
+ * on (r45_array_suspend).  Only waits with nothing of the suspend done
+ * yet are cut: dm_rh_stop_recovery() cannot be, and the log is not
+ * flushed once a signal is pending (the member flushes a disk log asks
+ * for would wait for that member too).
  */
-void r45_sync_pause(struct r45_array *a)
+int r45_sync_pause(struct r45_array *a)
 {
 	spin_lock_irq(&a->sync_lock);
 	if (a->sync_state == R45_SYNC_FROZEN)
@@ -972,13 +1182,17 @@ void r45_sync_pause(struct r45_array *a)
 	state_changed(a);
 	spin_unlock_irq(&a->sync_lock);
 	wake_up_all(&a->sync_wait);
-	wait_event(a->sync_wait, !sync_stepping(a));
+	if (wait_event_killable(a->sync_wait, !sync_stepping(a)))
+		return -EINTR;
 	if (a->recovery_open) {
 		abandon_recovery(a);
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		r45_sync_flush_log(a);
 		dm_rh_stop_recovery(a->rh);
 		a->recovery_open = false;
 	}
+	return 0;
 }
 
 /*
@@ -1020,6 +1234,9 @@ int r45_sync_request(struct r45_array *a, const char *word)
 		want = -1;
 	else
 		return -EINVAL;
+	/* even check writes: it repairs read errors (handle_sync) */
+	if (want >= 0 && a->read_only)
+		return -EROFS;
 
 	spin_lock_irq(&a->sync_lock);
 	suspended = sync_suspended(a->sync_state);

@@ -152,6 +152,14 @@ static void assign_stripe(struct r45_array *a, struct r45_stripe *sh,
 	sh->sector = sector;
 	sh->state = 0;
 	for (i = 0; i < a->geom.raid_disks; i++) {
+		/*
+		 * An idle stripe has no pieces: every piece keeps its stripe
+		 * referenced until handle_stripe ends it.  One here was lost
+		 * by the state machine (a stripe left unqueued with work).
+		 */
+		WARN_ON_ONCE(!list_empty(&sh->dev[i].reads) ||
+			     !list_empty(&sh->dev[i].writes) ||
+			     !list_empty(&sh->dev[i].batch));
 		sh->dev[i].flags = 0;
 		sh->dev[i].wcover = 0;
 		sh->dev[i].bcover = 0;
@@ -317,9 +325,9 @@ static void delay_stripe(struct r45_stripe *sh)
 	if (!test_and_set_bit(R45_STRIPE_DELAYED, &sh->state)) {
 		atomic_inc(&sh->count);
 		list_add_tail(&sh->lru, &a->delayed);
+		atomic64_inc(&a->stats.delayed);
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
-	atomic64_inc(&a->stats.delayed);
 }
 
 void r45_release_delayed(struct r45_array *a)
@@ -427,18 +435,29 @@ void r45_wait_count(struct r45_array *a, atomic_t *count)
 	spin_unlock_irq(&a->wait_stripe.lock);
 }
 
+/* The same, or -EINTR on a fatal signal (a suspend that is killed). */
+int r45_wait_count_killable(struct r45_array *a, atomic_t *count)
+{
+	if (wait_event_killable(a->wait_stripe, !atomic_read(count)))
+		return -EINTR;
+	spin_lock_irq(&a->wait_stripe.lock);
+	spin_unlock_irq(&a->wait_stripe.lock);
+	return 0;
+}
+
 /*
  * Every member write is waited for by a bio (a write batch), a sync
  * action or a reader, which a suspend waits for, except the write-back
  * of blocks rebuilt after a read error whose readers have been answered.
  * Each of those bios is counted in a->rewrites (start_rewrite, marked
  * R45_DEV_REWRITE: its own completion counts it down), and suspend
- * (postsuspend) and teardown wait for them here: no member I/O outlives
- * a suspend or completes into a freed array.
+ * (postsuspend, here: -EINTR when a fatal signal ends the wait for a
+ * member that does not answer) and teardown (r45_cache_exit) wait for
+ * them: no member I/O outlives a suspend or completes into a freed array.
  */
-void r45_wait_rewrites(struct r45_array *a)
+int r45_wait_rewrites(struct r45_array *a)
 {
-	r45_wait_count(a, &a->rewrites);
+	return r45_wait_count_killable(a, &a->rewrites);
 }
 
 /*
@@ -864,8 +883,7 @@ static bool write_in_place(struct r45_stripe *sh, const struct stripe_ctx *c,
 			return false;
 		bv = bio_iter_iovec(p->bio, p->iter);
 		if (bv.bv_offset || bv.bv_len != R45_STRIPE_BYTES ||
-		    PageHighMem(bv.bv_page) ||
-		    !r45_page_stable(bv.bv_page))
+		    !r45_page_stable(bv.bv_page, a->self))
 			return false;
 	}
 	block_addrs(sh, blocks);
@@ -1087,6 +1105,16 @@ static void handle_stripe(struct r45_stripe *sh)
 	 * answered, so a suspend that waited for them waits for it too.
 	 */
 	rewrite = c.bad & c.uptodate;
+	if (rewrite && a->read_only) {
+		/* served from the rebuilt block; a read-only table writes
+		 * nothing, so the member keeps its unreadable sector */
+		unsigned int i;
+
+		for_each_set_bit(i, &rewrite, g->raid_disks)
+			clear_bit(R45_DEV_READ_ERROR, &sh->dev[i].flags);
+		DMWARN_LIMIT("read error rebuilt from parity, not written back: read-only table");
+		rewrite = 0;
+	}
 	if (!touched && rewrite)
 		start_rewrite(sh, rewrite);
 	if (missing)
@@ -1114,8 +1142,12 @@ static void handle_stripe(struct r45_stripe *sh)
 	} else if (test_bit(R45_STRIPE_FUA, &sh->state)) {
 		op |= REQ_FUA;
 	}
-	if (!submit_member_io(sh, mask, op))
-		queue_stripe(sh);	/* nothing to write: finish next round */
+	/*
+	 * mask is never empty: the batch's members and parity less the
+	 * failed ones, and with a batch left the stripe is not dead (more
+	 * failed members than parity), so at least one of them is alive.
+	 */
+	submit_member_io(sh, mask, op);
 }
 
 /*
@@ -1163,6 +1195,25 @@ static void lane_work(struct work_struct *work)
 			set_bit(R45_STRIPE_HANDLING, &sh->state);
 			smp_mb__before_atomic();
 			clear_bit(R45_STRIPE_QUEUED, &sh->state);
+			/*
+			 * Store buffering (tools/memory-model, "SB"): here we
+			 * store QUEUED = 0 and then load io_pending
+			 * (handle_stripe); member_end_io stores io_pending - 1
+			 * (atomic_dec_and_test, fully ordered) and then loads
+			 * QUEUED (test_and_set_bit in queue_stripe, fully
+			 * ordered).  clear_bit() is an unordered RMW: without
+			 * a full barrier between our store and our load, a
+			 * weakly ordered CPU (arm64, POWER) may let both sides
+			 * read the old values: we see I/O pending and leave
+			 * the stripe, the completion sees it queued and does
+			 * not queue it, and nobody handles it again.  With
+			 * smp_mb__after_atomic() here and the completion's
+			 * full ordering, at least one of the two loads sees
+			 * the other side's store: either handle_stripe sees
+			 * io_pending 0, or queue_stripe finds QUEUED clear
+			 * and queues the stripe once more.
+			 */
+			smp_mb__after_atomic();
 			handle_stripe(sh);
 			clear_bit_unlock(R45_STRIPE_HANDLING, &sh->state);
 			atomic_dec(&lane->backlog);
@@ -1277,7 +1328,7 @@ void r45_stripe_module_exit(void)
 int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
 		   const struct r45_engine_ops *ops)
 {
-	unsigned int buckets = roundup_pow_of_two(R45_MAX_STRIPES / 4), i;
+	unsigned int buckets = roundup_pow_of_two(R45_MAX_STRIPES / 4), i, j;
 
 	a->ops = ops;
 	a->raid6_rmw = a->geom.parity_disks == 2 &&
@@ -1309,10 +1360,12 @@ int r45_cache_init(struct r45_array *a, unsigned int nr_stripes,
 		spin_lock_init(&lane->lock);
 		INIT_LIST_HEAD(&lane->ready);
 		INIT_WORK(&lane->work, lane_work);
-		lane->scratch[0] = alloc_page(GFP_KERNEL);
-		lane->scratch[1] = alloc_page(GFP_KERNEL);
-		if (!lane->scratch[0] || !lane->scratch[1])
-			goto fail;
+		/* P, and Q for RAID6 (verify_parity) */
+		for (j = 0; j < a->geom.parity_disks; j++) {
+			lane->scratch[j] = alloc_page(GFP_KERNEL);
+			if (!lane->scratch[j])
+				goto fail;
+		}
 	}
 	a->wq = alloc_workqueue("raid45", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!a->wq)
@@ -1347,22 +1400,30 @@ static bool all_idle(struct r45_array *a)
 	return idle;
 }
 
-void r45_cache_exit(struct r45_array *a)
+bool r45_cache_exit(struct r45_array *a)
 {
 	struct r45_stripe *sh, *tmp;
 	unsigned int i;
 
 	if (a->wq) {
 		r45_release_delayed(a);
-		r45_wait_rewrites(a);
+		r45_wait_count(a, &a->rewrites);
 		drain_workqueue(a->wq);
 		destroy_workqueue(a->wq);
 		a->wq = NULL;
 		/*
 		 * A member I/O's completion may still be putting its stripe
-		 * (put_stripe); a stripe never put is reported below.
+		 * (put_stripe, which wakes us under a->lock).  Every member
+		 * I/O belongs to something teardown has waited for (a bio, a
+		 * sync step, a rewrite), so a stripe still held after this is
+		 * our bug: warn and leak the whole cache (and the array, see
+		 * r45_array_destroy) rather than free memory that a late
+		 * completion would touch.
 		 */
-		wait_event_timeout(a->wait_stripe, all_idle(a), 10 * HZ);
+		if (!wait_event_timeout(a->wait_stripe, all_idle(a), 10 * HZ)) {
+			WARN(1, "raid45: stripes still in use at teardown: cache leaked\n");
+			return false;
+		}
 	}
 	list_for_each_entry_safe(sh, tmp, &a->idle, lru) {
 		list_del(&sh->lru);
@@ -1370,8 +1431,6 @@ void r45_cache_exit(struct r45_array *a)
 		free_stripe(a, sh);
 		a->nr_stripes--;
 	}
-	if (a->nr_stripes)
-		DMERR("%u stripes still busy at teardown", a->nr_stripes);
 	mempool_destroy(a->piece_pool);
 	a->piece_pool = NULL;
 	for (i = 0; a->lanes && i < a->nr_lanes; i++) {
@@ -1384,6 +1443,7 @@ void r45_cache_exit(struct r45_array *a)
 	a->lanes = NULL;
 	kvfree(a->hash);
 	a->hash = NULL;
+	return true;
 }
 
 /* Change the cache size; excess busy stripes go when they become idle. */
