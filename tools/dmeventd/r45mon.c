@@ -406,10 +406,10 @@ static void first_sight(struct r45mon_dev *d, struct r45mon_target *t,
 		snprintf(t->raid_type, sizeof(t->raid_type), "raid45");
 	}
 	r45_status_health(st, health, sizeof(health));
-	TLOG(LOG_INFO, "monitoring %s with %u members: health %s, %llu/%llu regions in sync, %s, writes %s; policy %s%s%s, %u spare%s",
+	TLOG(LOG_INFO, "monitoring %s with %u members: health %s, %llu/%llu regions in sync, %s, %s; policy %s%s%s, %u spare%s",
 	     t->raid_type, st->nr_members, health,
 	     (unsigned long long)st->in_sync, (unsigned long long)st->regions,
-	     r45_action_name(st->action), st->held ? "held" : "writable",
+	     r45_action_name(st->action), st->held ? "writes held" : "writable",
 	     r45mon_policy_name(d->conf.policy),
 	     d->conf.hook[0] ? ", hook " : "", d->conf.hook,
 	     d->conf.nr_spares, d->conf.nr_spares == 1 ? "" : "s");
@@ -616,11 +616,13 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 			r = r45_status_rebuilding(st);
 			if (st->action == R45_ACTION_RECOVER)
 				TLOG(LOG_INFO, "rebuild of member %d: %u%% (%llu/%llu regions)",
-				     r, t->decile * 10, (unsigned long long)st->in_sync,
+				     r, percent(st->in_sync, st->regions),
+				     (unsigned long long)st->in_sync,
 				     (unsigned long long)st->regions);
 			else
 				TLOG(LOG_INFO, "resync: %u%% (%llu/%llu regions)",
-				     t->decile * 10, (unsigned long long)st->in_sync,
+				     percent(st->in_sync, st->regions),
+				     (unsigned long long)st->in_sync,
 				     (unsigned long long)st->regions);
 		}
 	}
@@ -711,7 +713,7 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 	struct r45mon_member *mem = &t->m[k];
 	bool quiet = mem->no_spare_logged;
 	struct r45_table tab, nt;
-	char old[32], devno[32], why[R45MON_PATH_MAX + 64];
+	char old[32], devno[32], why[R45MON_PATH_MAX + 128];
 	uint64_t need, sectors;
 	unsigned int s, data, major, minor;
 	int r;
