@@ -458,6 +458,8 @@ static int pd_spare_info(void *ctx, const char *path, unsigned int *major,
 		return -errno;
 	if (!S_ISBLK(sb.st_mode))
 		return -ENOTBLK;
+	*major = major(sb.st_rdev);
+	*minor = minor(sb.st_rdev);
 	/* an exclusive open fails while a table, a mount or md holds it */
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
@@ -467,8 +469,6 @@ static int pd_spare_info(void *ctx, const char *path, unsigned int *major,
 	close(fd);
 	if (r)
 		return r;
-	*major = major(sb.st_rdev);
-	*minor = minor(sb.st_rdev);
 	*sectors = bytes >> 9;
 	return 0;
 }

@@ -20,6 +20,7 @@
  * the caller per device; nothing here is global.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -734,16 +735,19 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 
 		if (t->bad_spares & (1u << s))
 			continue;
+		major = minor = UINT_MAX;
 		r = d->ops->spare_info(d->ctx, path, &major, &minor, &sectors);
+		if (major != UINT_MAX) {
+			snprintf(devno, sizeof(devno), "%u:%u", major, minor);
+			if (spare_in_table(&tab, devno))
+				continue;	/* a member already, used before */
+		}
 		if (r) {
 			if (!quiet)
 				TLOG(LOG_WARNING, "spare %s not usable: %s", path,
 				     r == -EBUSY ? "in use" : strerror(-r));
 			continue;
 		}
-		snprintf(devno, sizeof(devno), "%u:%u", major, minor);
-		if (spare_in_table(&tab, devno))
-			continue;	/* a member already, used before */
 		if (sectors < need) {
 			TLOG(LOG_WARNING, "spare %s (%s) too small: %llu sectors, member %u needs %llu",
 			     path, devno, (unsigned long long)sectors, k,

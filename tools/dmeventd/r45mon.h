@@ -69,7 +69,10 @@ struct r45mon_ops {
 	 * run (-ETIMEDOUT: killed after hook_timeout)
 	 */
 	int (*run_hook)(void *ctx, const char *const argv[]);
-	/* a spare's device number and size; -EBUSY if something holds it */
+	/*
+	 * a spare's device number and size; -EBUSY if something holds it
+	 * (the device number is filled in whenever it is known)
+	 */
 	int (*spare_info)(void *ctx, const char *path, unsigned int *major,
 			  unsigned int *minor, uint64_t *sectors);
 	/* one log line at a syslog priority; it names the device already */

@@ -215,10 +215,14 @@ static int fake_spare_info(void *ctx, const char *path, unsigned int *major,
 
 		if (!s->path || strcmp(s->path, path))
 			continue;
-		if (s->error)
-			return s->error;
+		/* a spare that became a member is busy: this array holds it */
 		*major = s->major;
 		*minor = s->minor;
+		if (s->error)
+			return s->error;
+		for (i = 0; i < f->n; i++)
+			if (s->major == 254 && s->minor == f->minor[i])
+				return -EBUSY;
 		*sectors = s->sectors;
 		return 0;
 	}
@@ -458,6 +462,7 @@ static void test_spare(void)
 	CHECK(f.nr_reloads == 4 && logged(&f, "no usable spare for member 0 (254:0)") == 1,
 	      "no spare: %d reloads", f.nr_reloads);
 	CHECK(!f.held, "writes held without spares");
+	CHECK(!logged(&f, "not usable"), "a spare in the array called not usable");
 
 	/* a hook that refuses: no replacement either */
 	fake_init(&f, 4, "raid5_ls");
