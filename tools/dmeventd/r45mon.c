@@ -501,8 +501,15 @@ static void action_ended(struct r45mon_dev *d, struct r45mon_target *t,
 			TLOG(LOG_NOTICE, "%s finished: no mismatches",
 			     r45_action_name(prev->action));
 		break;
+	case R45_ACTION_RECOVER:
+		/* a rebuild that ended is logged with the "i" (changes()) */
+		if (st->action != R45_ACTION_FROZEN && r45_status_rebuilding(st) >= 0)
+			TLOG(LOG_WARNING, "rebuild of member %d stopped: %llu/%llu regions in sync",
+			     r45_status_rebuilding(st), (unsigned long long)st->in_sync,
+			     (unsigned long long)st->regions);
+		break;
 	default:
-		/* recover: see rebuild_changes(); idle, frozen: nothing ended */
+		/* idle, frozen: nothing ended */
 		break;
 	}
 }
@@ -818,8 +825,11 @@ static bool spare_policy(struct r45mon_dev *d, struct r45mon_target *t,
 			break;
 		}
 	}
-	if (r >= 0 || st->action == R45_ACTION_RECOVER) {
-		/* one rebuild at a time */
+	/*
+	 * One rebuild at a time.  A rebuild whose new member failed keeps
+	 * its "i" but cannot go on: that member is replaced like any other.
+	 */
+	if ((r >= 0 && !st->members[r].dead) || st->action == R45_ACTION_RECOVER) {
 		if (k >= 0 && !t->m[k].wait_logged) {
 			TLOG(LOG_NOTICE, "member %d will be replaced when the rebuild of member %d has finished",
 			     k, r);

@@ -510,6 +510,22 @@ static void test_spare_choice(void)
 	event(&d, &f);
 	CHECK(logged(&f, "too small") == 1 && logged(&f, "failed: load") == 1,
 	      "tried again");
+
+	/* the spare fails during its rebuild: the next spare replaces it */
+	fake_init(&f, 4, "raid5_ls");
+	setup(&d, &f, R45MON_SPARE, NULL, 2);
+	fail(&f, 2);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 1 && f.rebuilding == 2 && f.minor[2] == 50, "first spare");
+	f.in_sync = 40;
+	event(&d, &f);
+	fail(&f, 2);		/* the kernel keeps the "i": Di */
+	f.action = R45_ACTION_IDLE;
+	event(&d, &f);
+	CHECK(logged(&f, "rebuild of member 2 failed: the new member failed") == 1, "logged");
+	CHECK(logged(&f, "rebuild of member 2 stopped: 40/100") == 1, "stop logged");
+	CHECK(f.nr_reloads == 2 && f.rebuilding == 2 && f.minor[2] == 51 && !f.dead[2],
+	      "second spare: %d reloads, %s", f.nr_reloads, f.table);
 	report("r45mon-spare-choice", before);
 }
 
