@@ -277,6 +277,7 @@ static int pd_reload(void *ctx, uint64_t start, const char *new_params,
 {
 	struct plugin_dev *pd = ctx;
 	struct dm_task *tab, *load;
+	struct dm_info info;
 	uint64_t s, l;
 	char *type, *params;
 	void *next = NULL;
@@ -292,6 +293,13 @@ static int pd_reload(void *ctx, uint64_t start, const char *new_params,
 	if (!load) {
 		dm_task_destroy(tab);
 		snprintf(err, errsize, "reading the table: out of memory");
+		return -ENOMEM;
+	}
+	/* a read-only device stays read-only */
+	if (dm_task_get_info(tab, &info) && info.read_only && !dm_task_set_ro(load)) {
+		dm_task_destroy(tab);
+		dm_task_destroy(load);
+		snprintf(err, errsize, "building the new table: out of memory");
 		return -ENOMEM;
 	}
 	do {

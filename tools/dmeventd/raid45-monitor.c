@@ -115,7 +115,7 @@ static int device_info(const char *name, char *uuid, size_t uuidsize)
 	int r = -1;
 
 	if (!dmt) {
-		error("out of memory");
+		error("cannot talk to device-mapper (is it loaded, are you root?)");
 		return -1;
 	}
 	if (!dm_task_set_name(dmt, name) || !dm_task_run(dmt) ||
