@@ -40,7 +40,7 @@ static const char *const policy_names[] = {
 
 const char *r45mon_policy_name(enum r45mon_policy p)
 {
-	if ((unsigned int)p >= sizeof(policy_names) / sizeof(policy_names[0]))
+	if ((unsigned int)p >= ARRAY_SIZE(policy_names))
 		return "unknown";
 	return policy_names[p];
 }
@@ -49,7 +49,7 @@ int r45mon_policy_parse(const char *s, enum r45mon_policy *p)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(policy_names); i++) {
 		if (!strcmp(s, policy_names[i])) {
 			*p = (enum r45mon_policy)i;
 			return 0;

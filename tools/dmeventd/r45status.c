@@ -154,7 +154,7 @@ static const char *const action_names[] = {
 
 const char *r45_action_name(enum r45_action a)
 {
-	if ((unsigned int)a >= sizeof(action_names) / sizeof(action_names[0]))
+	if ((unsigned int)a >= ARRAY_SIZE(action_names))
 		return "unknown";
 	return action_names[a];
 }
@@ -265,10 +265,10 @@ int r45_status_parse(const char *line, struct r45_status *st)
 
 	if (!next_word(&c, &w))
 		return -EINVAL;
-	for (i = 0; i < sizeof(action_names) / sizeof(action_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(action_names); i++)
 		if (word_is(&w, action_names[i]))
 			break;
-	if (i == sizeof(action_names) / sizeof(action_names[0]))
+	if (i == ARRAY_SIZE(action_names))
 		return -EINVAL;
 	st->action = (enum r45_action)i;
 

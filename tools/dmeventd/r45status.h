@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define R45_MAX_MEMBERS 32
 #define R45_NR_STATS 11
 /* longest word kept from a line (device names, log type) */
