@@ -6,19 +6,24 @@
 #   make all-kernels      module for every installed kernel with headers
 #   make sparse           sparse (C=2) over the code for every kernel
 #   make unit             userspace unit tests
+#   make tools            the dmeventd plugin and raid45-monitor (build/tools/)
 #   make check            everything: setup, builds, unit and VM tests
 #   make check-debug      the debug kernel (KASAN, lockdep, kmemleak, fault
 #                         injection): built once and cached, then its tests
 #   make demo             build, boot, create an array and show it working
 #   make bench            benchmarks in the VM
-#   make install          install into /lib/modules/$(KVER)/updates
+#   make install          install-module and install-tools:
+#   make install-module   the module into /lib/modules/$(KVER)/updates
+#   make install-tools    the dmeventd plugin beside lvm2's plugins, the
+#                         raid45-monitor command into /usr/local/sbin
 
 KVER ?= $(shell scripts/kernels newest)
 KERNELS = $(shell scripts/kernels)
 KO = build/$(KVER)/dm-raid456.ko
 DESTDIR ?=
 
-.PHONY: module all-kernels sparse unit check check-debug demo bench install clean setup
+.PHONY: module all-kernels sparse unit tools check check-debug demo bench install \
+	install-module install-tools clean setup
 
 module:
 	@[ -n "$(KVER)" ] || { echo "no kernel headers: run scripts/setup" >&2; exit 1; }
@@ -32,6 +37,9 @@ sparse:
 
 unit:
 	$(MAKE) -C tests/unit
+
+tools:
+	$(MAKE) -C tools/dmeventd OUT=$(CURDIR)/build/tools
 
 setup:
 	scripts/setup
@@ -48,10 +56,16 @@ demo:
 bench:
 	scripts/bench
 
-install:
+install: install-module install-tools
+
+# the guest tests install the module into an overlay (tests/guest/lib.sh)
+install-module:
 	@[ -f $(KO) ] || $(MAKE) module KVER=$(KVER)
 	install -D -m 644 $(KO) $(DESTDIR)/lib/modules/$(KVER)/updates/dm-raid456.ko
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+install-tools:
+	$(MAKE) -C tools/dmeventd OUT=$(CURDIR)/build/tools install DESTDIR=$(DESTDIR)
 
 clean:
 	rm -rf build

@@ -11,8 +11,8 @@ die() {
 	exit 1
 }
 
-# Mount a writable overlay over /lib/modules/<rel> and "make install" the
-# module into it, so that modprobe (and dm's request_module) find it.
+# Mount a writable overlay over /lib/modules/<rel> and "make install-module"
+# the module into it, so that modprobe (and dm's request_module) find it.
 setup_module_overlay() {
 	local lm=/lib/modules/$KREL
 	if ! grep -q " $lm overlay " /proc/mounts; then
@@ -22,7 +22,7 @@ setup_module_overlay() {
 			-o "lowerdir=$lm,upperdir=/run/modov/upper,workdir=/run/modov/work" \
 			"$lm" || return 1
 	fi
-	make -s -C "$TOP" install KVER="$KREL" >/dev/null || return 1
+	make -s -C "$TOP" install-module KVER="$KREL" >/dev/null || return 1
 }
 
 # Load the freshly built module (its dependencies through modprobe).

@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libdevmapper-event-raid45.so: the dmeventd plugin for raid45 targets.
+ *
+ * dmeventd runs one thread per registered device and calls, on it,
+ * register_device() once, process_event() on every dm event of the
+ * device (member failure, sync finished, array dead) and every
+ * <timeout> seconds (DM_EVENT_TIMEOUT), and unregister_device() at the
+ * end.  The decisions are r45mon.c's; this file gives it device-mapper
+ * (status, table, messages, reloads through libdevmapper), the hook
+ * program (posix_spawn, waited for with a time limit), spares (block
+ * devices nobody holds) and the log (syslog as "dmeventd-raid45", and
+ * the file named by the device's log= key).
+ *
+ * Per-device state lives in *user.  The only global mutable state is
+ * the syslog socket, under its own lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/dm-ioctl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <libdevmapper.h>
+#include <libdevmapper-event.h>
+#include "r45mon.h"
+
+#ifndef R45MON_CONF_DIR
+#define R45MON_CONF_DIR "/etc/dm-raid45/monitor"
+#endif
+#define CONF_DIR_ENV "DM_RAID45_MONITOR_DIR"
+#define IDENT "dmeventd-raid45"
+#define CONF_MAX 65536
+/* status re-reads after an action, per event */
+#define MAX_PASSES 8
+
+extern char **environ;
+
+struct plugin_dev {
+	pthread_mutex_t lock;
+	char uuid[DM_UUID_LEN];
+	char name[R45MON_NAME_MAX];
+	bool no_target_logged;
+	bool status_error_logged;
+	struct r45mon_dev mon;
+};
+
+/* ---- log ---- */
+
+static pthread_mutex_t syslog_lock = PTHREAD_MUTEX_INITIALIZER;
+static int syslog_fd = -1;
+
+static int syslog_connect(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	strcpy(sa.sun_path, "/dev/log");
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A syslog line with our own ident.  openlog() would rename every line
+ * of dmeventd and of the other plugins in the process, so the message
+ * goes to /dev/log directly, in the format syslog(3) sends.
+ */
+static void syslog_line(int prio, const char *line)
+{
+	char msg[1400], ts[32];
+	struct tm tm;
+	time_t now = time(NULL);
+	int len, tries;
+
+	if (!localtime_r(&now, &tm) || !strftime(ts, sizeof(ts), "%b %e %H:%M:%S", &tm))
+		strcpy(ts, "Jan  1 00:00:00");
+	len = snprintf(msg, sizeof(msg), "<%d>%s %s[%d]: %s", LOG_DAEMON | prio,
+		       ts, IDENT, (int)getpid(), line);
+	if (len < 0)
+		return;
+	if ((size_t)len >= sizeof(msg))
+		len = sizeof(msg) - 1;
+	pthread_mutex_lock(&syslog_lock);
+	for (tries = 0; tries < 2; tries++) {
+		if (syslog_fd < 0)
+			syslog_fd = syslog_connect();
+		if (syslog_fd < 0)
+			break;
+		if (send(syslog_fd, msg, len, MSG_NOSIGNAL) >= 0)
+			break;
+		/* syslogd restarted: connect again once */
+		close(syslog_fd);
+		syslog_fd = -1;
+	}
+	pthread_mutex_unlock(&syslog_lock);
+}
+
+__attribute__((destructor))
+static void syslog_close(void)
+{
+	pthread_mutex_lock(&syslog_lock);
+	if (syslog_fd >= 0)
+		close(syslog_fd);
+	syslog_fd = -1;
+	pthread_mutex_unlock(&syslog_lock);
+}
+
+static void file_line(const char *path, const char *line)
+{
+	char buf[1400], ts[32];
+	struct timespec now;
+	struct tm tm;
+	int fd, len;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!localtime_r(&now.tv_sec, &tm) ||
+	    !strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm))
+		strcpy(ts, "-");
+	len = snprintf(buf, sizeof(buf), "%s.%03ld %s\n", ts,
+		       now.tv_nsec / 1000000, line);
+	if (len < 0)
+		return;
+	if ((size_t)len >= sizeof(buf)) {
+		len = sizeof(buf) - 1;
+		buf[len - 1] = '\n';
+	}
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	/* one write(): lines of several devices do not interleave */
+	if (write(fd, buf, len) != len) {
+		/* nowhere left to say so */
+	}
+	close(fd);
+}
+
+static void pd_log(void *ctx, int prio, const char *line)
+{
+	struct plugin_dev *pd = ctx;
+
+	syslog_line(prio, line);
+	if (pd->mon.conf.log[0])
+		file_line(pd->mon.conf.log, line);
+}
+
+/* Log without the monitor set up yet (registration errors). */
+__attribute__((format(printf, 3, 4)))
+static void early_log(const char *device, int prio, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "%s: ", device);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	syslog_line(prio, line);
+}
+
+/* ---- device-mapper ---- */
+
+static struct dm_task *dev_task(struct plugin_dev *pd, int type)
+{
+	struct dm_task *dmt = dm_task_create(type);
+
+	if (!dmt)
+		return NULL;
+	if (pd->uuid[0] ? !dm_task_set_uuid(dmt, pd->uuid) :
+			  !dm_task_set_name(dmt, pd->name)) {
+		dm_task_destroy(dmt);
+		return NULL;
+	}
+	return dmt;
+}
+
+/* The errno of a failed task, never 0. */
+static int task_error(struct dm_task *dmt)
+{
+	int e = dm_task_get_errno(dmt);
+
+	return e > 0 ? -e : -EIO;
+}
+
+static int run_task(struct plugin_dev *pd, int type, struct dm_task **out)
+{
+	struct dm_task *dmt = dev_task(pd, type);
+	int r;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (type == DM_DEVICE_STATUS || type == DM_DEVICE_TABLE)
+		(void)dm_task_no_flush(dmt);	/* never wait on held I/O */
+	if (!dm_task_run(dmt)) {
+		r = task_error(dmt);
+		dm_task_destroy(dmt);
+		return r;
+	}
+	*out = dmt;
+	return 0;
+}
+
+static int pd_get_table(void *ctx, uint64_t start, char *buf, size_t size)
+{
+	struct plugin_dev *pd = ctx;
+	struct dm_task *dmt;
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	int r = run_task(pd, DM_DEVICE_TABLE, &dmt);
+
+	if (r)
+		return r;
+	r = -ENOENT;
+	do {
+		type = NULL;
+		params = NULL;
+		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
+		if (type && params && s == start && !strcmp(type, "raid45")) {
+			if (strlen(params) >= size) {
+				r = -ENOSPC;
+			} else {
+				strcpy(buf, params);
+				r = 0;
+			}
+			break;
+		}
+	} while (next);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+static int simple_task(struct plugin_dev *pd, int type, bool udev_cookie)
+{
+	struct dm_task *dmt = dev_task(pd, type);
+	uint32_t cookie = 0;
+	bool waited = false;
+	int r = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (udev_cookie && dm_task_set_cookie(dmt, &cookie, 0))
+		waited = true;
+	if (!dm_task_run(dmt))
+		r = task_error(dmt);
+	if (waited)
+		(void)dm_udev_wait(cookie);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+static int pd_reload(void *ctx, uint64_t start, const char *new_params,
+		     char *err, size_t errsize)
+{
+	struct plugin_dev *pd = ctx;
+	struct dm_task *tab, *load;
+	struct dm_info info;
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	bool found = false;
+	int r;
+
+	r = run_task(pd, DM_DEVICE_TABLE, &tab);
+	if (r) {
+		snprintf(err, errsize, "reading the table: %s", strerror(-r));
+		return r;
+	}
+	load = dev_task(pd, DM_DEVICE_RELOAD);
+	if (!load) {
+		dm_task_destroy(tab);
+		snprintf(err, errsize, "reading the table: out of memory");
+		return -ENOMEM;
+	}
+	/* a read-only device stays read-only */
+	if (dm_task_get_info(tab, &info) && info.read_only && !dm_task_set_ro(load)) {
+		dm_task_destroy(tab);
+		dm_task_destroy(load);
+		snprintf(err, errsize, "building the new table: out of memory");
+		return -ENOMEM;
+	}
+	do {
+		type = NULL;
+		params = NULL;
+		next = dm_get_next_target(tab, next, &s, &l, &type, &params);
+		if (!type)
+			break;
+		if (s == start && !strcmp(type, "raid45")) {
+			found = true;
+			params = (char *)new_params;
+		}
+		if (!dm_task_add_target(load, s, l, type, params ? params : "")) {
+			r = -ENOMEM;
+			break;
+		}
+	} while (next);
+	dm_task_destroy(tab);
+	if (!r && !found)
+		r = -ENOENT;
+	if (r) {
+		dm_task_destroy(load);
+		snprintf(err, errsize, "building the new table: %s", strerror(-r));
+		return r;
+	}
+	if (!dm_task_run(load)) {
+		r = task_error(load);
+		dm_task_destroy(load);
+		snprintf(err, errsize, "load: %s (the kernel log says why)", strerror(-r));
+		return r;
+	}
+	dm_task_destroy(load);
+
+	r = simple_task(pd, DM_DEVICE_SUSPEND, false);
+	if (r) {
+		int c = simple_task(pd, DM_DEVICE_CLEAR, false);
+
+		snprintf(err, errsize, "suspend: %s; the new table %s", strerror(-r),
+			 c ? "is left inactive (dmsetup clear drops it)" : "was cleared");
+		return r;
+	}
+	r = simple_task(pd, DM_DEVICE_RESUME, true);
+	if (r) {
+		/* once more: a suspended array serves nothing */
+		r = simple_task(pd, DM_DEVICE_RESUME, true);
+		if (r) {
+			snprintf(err, errsize, "resume: %s: the device is left suspended (dmsetup resume)",
+				 strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int pd_message(void *ctx, uint64_t start, const char *msg)
+{
+	struct plugin_dev *pd = ctx;
+	struct dm_task *dmt = dev_task(pd, DM_DEVICE_TARGET_MSG);
+	int r = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_sector(dmt, start) || !dm_task_set_message(dmt, msg))
+		r = -ENOMEM;
+	else if (!dm_task_run(dmt))
+		r = task_error(dmt);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* ---- the hook ---- */
+
+static int spawn_setup(posix_spawnattr_t *attr, posix_spawn_file_actions_t *fa,
+		       const char *log)
+{
+	sigset_t none, all;
+
+	sigemptyset(&none);
+	sigfillset(&all);
+	if (posix_spawnattr_init(attr))
+		return -ENOMEM;
+	if (posix_spawn_file_actions_init(fa)) {
+		posix_spawnattr_destroy(attr);
+		return -ENOMEM;
+	}
+	/*
+	 * dmeventd's threads block every signal but the exit ones and
+	 * catch SIGALRM: the hook starts with none blocked, default
+	 * handlers, in a process group of its own (killed whole on time out),
+	 * stdin from /dev/null and its output into the device's log file.
+	 */
+	if (posix_spawnattr_setsigmask(attr, &none) ||
+	    posix_spawnattr_setsigdefault(attr, &all) ||
+	    posix_spawnattr_setpgroup(attr, 0) ||
+	    posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK |
+				     POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP) ||
+	    posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0) ||
+	    (log[0] &&
+	     (posix_spawn_file_actions_addopen(fa, 1, log, O_WRONLY | O_APPEND | O_CREAT, 0644) ||
+	      posix_spawn_file_actions_adddup2(fa, 1, 2)))) {
+		posix_spawn_file_actions_destroy(fa);
+		posix_spawnattr_destroy(attr);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pd_run_hook(void *ctx, const char *const argv[])
+{
+	struct plugin_dev *pd = ctx;
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_t fa;
+	struct timespec start, now;
+	pid_t pid, w;
+	int r, status;
+
+	if (access(argv[0], X_OK))
+		return -errno;
+	r = spawn_setup(&attr, &fa, pd->mon.conf.log);
+	if (r)
+		return r;
+	r = posix_spawn(&pid, argv[0], &fa, &attr, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (r)
+		return -r;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= (time_t)pd->mon.conf.hook_timeout) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			return -ETIMEDOUT;
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -ECHILD;
+}
+
+/* ---- spares ---- */
+
+static int pd_spare_info(void *ctx, const char *path, unsigned int *major,
+			 unsigned int *minor, uint64_t *sectors)
+{
+	struct stat sb;
+	uint64_t bytes;
+	int fd, r = 0;
+
+	(void)ctx;
+	if (stat(path, &sb))
+		return -errno;
+	if (!S_ISBLK(sb.st_mode))
+		return -ENOTBLK;
+	*major = major(sb.st_rdev);
+	*minor = minor(sb.st_rdev);
+	/* an exclusive open fails while a table, a mount or md holds it */
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKGETSIZE64, &bytes))
+		r = -errno;
+	close(fd);
+	if (r)
+		return r;
+	*sectors = bytes >> 9;
+	return 0;
+}
+
+static const struct r45mon_ops plugin_ops = {
+	.get_table = pd_get_table,
+	.reload = pd_reload,
+	.message = pd_message,
+	.run_hook = pd_run_hook,
+	.spare_info = pd_spare_info,
+	.log = pd_log,
+};
+
+/* ---- status ---- */
+
+/* Every raid45 target of a status task: true if the monitor acted. */
+static bool handle_status(struct plugin_dev *pd, struct dm_task *dmt)
+{
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	bool acted = false, any = false, raid45 = false;
+	const char *name = dm_task_get_name(dmt);
+
+	if (name && name[0] && strcmp(name, pd->mon.name)) {
+		r45mon_log(&pd->mon, LOG_NOTICE, "renamed to %s", name);
+		r45mon_set_name(&pd->mon, name);
+	}
+	do {
+		type = NULL;
+		params = NULL;
+		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
+		if (!type)
+			break;
+		any = true;
+		if (strcmp(type, "raid45"))
+			continue;
+		raid45 = true;
+		acted |= r45mon_update(&pd->mon, s, l, params ? params : "");
+	} while (next);
+	if (!raid45 && !pd->no_target_logged)
+		r45mon_log(&pd->mon, LOG_ERR, "%s: nothing to monitor",
+			   any ? "no raid45 target in the table" : "no table (mapping lost)");
+	pd->no_target_logged = !raid45;
+	return acted;
+}
+
+/* Read the status again after an action, and again, until nothing is done. */
+static void settle(struct plugin_dev *pd, bool acted)
+{
+	struct dm_task *dmt;
+	int pass, r;
+
+	for (pass = 0; acted && pass < MAX_PASSES; pass++) {
+		r = run_task(pd, DM_DEVICE_STATUS, &dmt);
+		if (r) {
+			if (!pd->status_error_logged)
+				r45mon_log(&pd->mon, LOG_ERR, "cannot read the status: %s",
+					   strerror(-r));
+			pd->status_error_logged = true;
+			return;
+		}
+		pd->status_error_logged = false;
+		acted = handle_status(pd, dmt);
+		dm_task_destroy(dmt);
+	}
+}
+
+void process_event(struct dm_task *dmt, enum dm_event_mask event, void **user)
+{
+	struct plugin_dev *pd = *user;
+
+	(void)event;
+	if (!pd)
+		return;
+	pthread_mutex_lock(&pd->lock);
+	settle(pd, handle_status(pd, dmt));
+	pthread_mutex_unlock(&pd->lock);
+}
+
+/* ---- registration ---- */
+
+static const char *conf_dir(void)
+{
+	const char *d = getenv(CONF_DIR_ENV);
+
+	return d && d[0] ? d : R45MON_CONF_DIR;
+}
+
+/* The device's configuration; defaults (logged) if there is none. */
+static void load_conf(const char *device, struct r45mon_conf *conf)
+{
+	char path[PATH_MAX], err[256];
+	char *text;
+	ssize_t n;
+	size_t len = 0;
+	int fd;
+
+	r45mon_conf_default(conf);
+	if (snprintf(path, sizeof(path), "%s/%s.conf", conf_dir(), device) >= (int)sizeof(path)) {
+		early_log(device, LOG_ERR, "configuration path too long: policy hold");
+		conf->policy = R45MON_HOLD;
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		early_log(device, LOG_WARNING, "no configuration %s (%s): policy warn, no hook, no spares",
+			  path, strerror(errno));
+		return;
+	}
+	text = malloc(CONF_MAX);
+	if (!text) {
+		close(fd);
+		early_log(device, LOG_ERR, "%s: out of memory: policy hold", path);
+		conf->policy = R45MON_HOLD;
+		return;
+	}
+	while (len < CONF_MAX - 1) {
+		n = read(fd, text + len, CONF_MAX - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	text[len] = '\0';
+	if (r45mon_conf_parse(text, conf, err, sizeof(err))) {
+		r45mon_conf_default(conf);
+		conf->policy = R45MON_HOLD;
+		early_log(device, LOG_ERR, "%s: %s: policy hold until it is fixed and the device registered again",
+			  path, err);
+	}
+	free(text);
+}
+
+int register_device(const char *device, const char *uuid, int major, int minor,
+		    void **user)
+{
+	struct plugin_dev *pd;
+	struct r45mon_conf conf;
+	struct dm_task *dmt;
+	int r;
+
+	(void)major;
+	(void)minor;
+	if (!device || !device[0]) {
+		early_log("?", LOG_ERR, "register_device without a device name");
+		return 0;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		early_log(device, LOG_ERR, "cannot monitor: out of memory");
+		return 0;
+	}
+	if (pthread_mutex_init(&pd->lock, NULL)) {
+		free(pd);
+		early_log(device, LOG_ERR, "cannot monitor: no mutex");
+		return 0;
+	}
+	snprintf(pd->uuid, sizeof(pd->uuid), "%s", uuid ? uuid : "");
+	snprintf(pd->name, sizeof(pd->name), "%s", device);
+	load_conf(device, &conf);
+	r45mon_init(&pd->mon, device, &conf, &plugin_ops, pd);
+
+	/*
+	 * Look now: dmeventd waits for the next event, and a failure that
+	 * happened while nobody monitored (dmeventd restarted) is one.
+	 */
+	pthread_mutex_lock(&pd->lock);
+	r = run_task(pd, DM_DEVICE_STATUS, &dmt);
+	if (r) {
+		r45mon_log(&pd->mon, LOG_ERR, "cannot read the status: %s", strerror(-r));
+	} else {
+		settle(pd, handle_status(pd, dmt));
+		dm_task_destroy(dmt);
+	}
+	pthread_mutex_unlock(&pd->lock);
+	*user = pd;
+	return 1;
+}
+
+int unregister_device(const char *device, const char *uuid, int major,
+		      int minor, void **user)
+{
+	struct plugin_dev *pd = *user;
+
+	(void)device;
+	(void)uuid;
+	(void)major;
+	(void)minor;
+	if (!pd)
+		return 1;
+	pthread_mutex_lock(&pd->lock);
+	r45mon_log(&pd->mon, LOG_INFO, "no longer monitored");
+	pthread_mutex_unlock(&pd->lock);
+	pthread_mutex_destroy(&pd->lock);
+	free(pd);
+	*user = NULL;
+	return 1;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The monitor's decisions for one dm device, apart from how it talks to
+ * device-mapper: the dmeventd plugin (plugin.c) gives it libdevmapper
+ * operations, the unit test (test-r45mon.c) a fake array.  It sees the
+ * array only through status lines, and acts only through messages,
+ * table reloads and the hook program, as an operator would.
+ */
+#ifndef R45MON_H
+#define R45MON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "r45status.h"
+
+enum r45mon_policy {
+	R45MON_WARN,	/* log, run the hook, allow writes if it exits 0 */
+	R45MON_SPARE,	/* as warn, then rebuild onto the next spare */
+	R45MON_HOLD,	/* log, leave writes held for an operator */
+};
+
+#define R45MON_MAX_SPARES 16
+#define R45MON_PATH_MAX 256
+#define R45MON_MAX_TARGETS 8
+#define R45MON_NAME_MAX 128
+#define R45MON_DEFAULT_HOOK_TIMEOUT 60
+
+/* The per-device configuration file (key=value lines, see conf_parse). */
+struct r45mon_conf {
+	enum r45mon_policy policy;
+	char hook[R45MON_PATH_MAX];	/* "" for none */
+	unsigned int nr_spares;
+	char spares[R45MON_MAX_SPARES][R45MON_PATH_MAX];
+	char log[R45MON_PATH_MAX];	/* "" for none */
+	unsigned int hook_timeout;	/* seconds */
+};
+
+void r45mon_conf_default(struct r45mon_conf *conf);
+/*
+ * Parse a configuration file's text: 0, or -EINVAL with a message (naming
+ * the line) in err.  Keys: policy=warn|spare|hold, hook=/abs/path,
+ * spare=/abs/path (repeatable, used in order), log=/abs/path,
+ * hook_timeout=<seconds>.  '#' starts a comment line.
+ */
+int r45mon_conf_parse(const char *text, struct r45mon_conf *conf,
+		      char *err, size_t errsize);
+/* 0, or -ENOSPC. */
+int r45mon_conf_format(const struct r45mon_conf *conf, char *buf, size_t size);
+const char *r45mon_policy_name(enum r45mon_policy p);
+int r45mon_policy_parse(const char *s, enum r45mon_policy *p);
+
+/* What the monitor asks of its surroundings; each returns 0 or -errno. */
+struct r45mon_ops {
+	/* the table parameters of the raid45 target that starts at start */
+	int (*get_table)(void *ctx, uint64_t start, char *buf, size_t size);
+	/*
+	 * load the device's table with that target's parameters replaced
+	 * (the other targets unchanged), suspend, resume; err says which
+	 * step failed and why
+	 */
+	int (*reload)(void *ctx, uint64_t start, const char *params,
+		      char *err, size_t errsize);
+	/* a target message to the target at start ("allow_writes") */
+	int (*message)(void *ctx, uint64_t start, const char *msg);
+	/*
+	 * run the hook program (argv[0]) and wait for it: its exit status
+	 * (0..255, 128 + signal if killed), or -errno if it could not be
+	 * run (-ETIMEDOUT: killed after hook_timeout)
+	 */
+	int (*run_hook)(void *ctx, const char *const argv[]);
+	/*
+	 * a spare's device number and size; -EBUSY if something holds it
+	 * (the device number is filled in whenever it is known)
+	 */
+	int (*spare_info)(void *ctx, const char *path, unsigned int *major,
+			  unsigned int *minor, uint64_t *sectors);
+	/* one log line at a syslog priority; it names the device already */
+	void (*log)(void *ctx, int prio, const char *line);
+};
+
+enum r45mon_ack {
+	R45MON_ACK_NONE,	/* failure not handled yet */
+	R45MON_ACK_OK,		/* recorded: writes may go on */
+	R45MON_ACK_REFUSED,	/* the hook failed: writes stay held */
+	R45MON_ACK_HOLD,	/* policy hold: an operator decides */
+};
+
+struct r45mon_member {
+	bool failed;		/* failure seen (and logged) */
+	enum r45mon_ack ack;
+	bool no_spare_logged;
+	bool wait_logged;	/* "replaced after the current rebuild" */
+};
+
+struct r45mon_target {
+	bool used;
+	uint64_t start, len;
+	bool seen;		/* prev holds the last status */
+	struct r45_status prev;
+	unsigned int parity;	/* parity members (from the table), 0: unknown */
+	char raid_type[R45_WORD_MAX];
+	struct r45mon_member m[R45_MAX_MEMBERS];
+	int rebuild;		/* member rebuilding ("i") at the last status */
+	int replaced;		/* member this monitor just replaced, or -1 */
+	int finalize;		/* member whose rebuild ended: reload with -1 */
+	unsigned int decile;	/* progress reported, in tenths */
+	bool dead_logged;
+	bool parse_error_logged;
+	bool message_error_logged;
+	uint32_t bad_spares;	/* spares that failed to load (bit per spare) */
+};
+
+struct r45mon_dev {
+	char name[R45MON_NAME_MAX];
+	struct r45mon_conf conf;
+	const struct r45mon_ops *ops;
+	void *ctx;
+	bool too_many_targets_logged;
+	struct r45mon_target t[R45MON_MAX_TARGETS];
+};
+
+void r45mon_init(struct r45mon_dev *d, const char *name,
+		 const struct r45mon_conf *conf, const struct r45mon_ops *ops,
+		 void *ctx);
+/* The device's name changed (dmsetup rename). */
+void r45mon_set_name(struct r45mon_dev *d, const char *name);
+/*
+ * A status line of the raid45 target at start.  Logs what changed since
+ * the last one and acts on it by the policy.  Returns true if it sent a
+ * message or loaded a table: the caller should read the status again and
+ * call this once more, so that the result is logged and acted on at once.
+ */
+bool r45mon_update(struct r45mon_dev *d, uint64_t start, uint64_t len,
+		   const char *params);
+
+__attribute__((format(printf, 3, 4)))
+void r45mon_log(struct r45mon_dev *d, int prio, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid45 status and table lines, parsed (see r45status.h).  Every word is
+ * checked: counts against what follows them, numbers for overflow and
+ * stray characters; the line is never written to and no word is copied
+ * without its length checked, so any input ends in 0 or -EINVAL.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "r45status.h"
+
+struct cursor {
+	const char *p;
+};
+
+struct word {
+	const char *s;
+	size_t len;
+};
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The next word, or false at the end of the line. */
+static bool next_word(struct cursor *c, struct word *w)
+{
+	const char *p = c->p;
+
+	while (*p && is_space(*p))
+		p++;
+	if (!*p) {
+		c->p = p;
+		return false;
+	}
+	w->s = p;
+	while (*p && !is_space(*p))
+		p++;
+	w->len = p - w->s;
+	c->p = p;
+	return true;
+}
+
+static bool word_is(const struct word *w, const char *s)
+{
+	return w->len == strlen(s) && !memcmp(w->s, s, w->len);
+}
+
+/* A decimal number of at most 64 bits, nothing else in the word. */
+static int word_u64(const struct word *w, uint64_t *val)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!w->len)
+		return -EINVAL;
+	for (i = 0; i < w->len; i++) {
+		unsigned int d;
+
+		if (w->s[i] < '0' || w->s[i] > '9')
+			return -EINVAL;
+		d = w->s[i] - '0';
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*val = v;
+	return 0;
+}
+
+static int word_uint(const struct word *w, unsigned int max, unsigned int *val)
+{
+	uint64_t v;
+
+	if (word_u64(w, &v) || v > max)
+		return -EINVAL;
+	*val = (unsigned int)v;
+	return 0;
+}
+
+static int next_u64(struct cursor *c, uint64_t *val)
+{
+	struct word w;
+
+	if (!next_word(c, &w))
+		return -EINVAL;
+	return word_u64(&w, val);
+}
+
+static int next_uint(struct cursor *c, unsigned int max, unsigned int *val)
+{
+	struct word w;
+
+	if (!next_word(c, &w))
+		return -EINVAL;
+	return word_uint(&w, max, val);
+}
+
+/* "maj:min" (each at most 2^32 - 1). */
+static int word_devno(const struct word *w, unsigned int *major,
+		      unsigned int *minor)
+{
+	const char *colon = memchr(w->s, ':', w->len);
+	struct word a, b;
+
+	if (!colon)
+		return -EINVAL;
+	a.s = w->s;
+	a.len = colon - w->s;
+	b.s = colon + 1;
+	b.len = w->len - a.len - 1;
+	if (word_uint(&a, UINT32_MAX, major) || word_uint(&b, UINT32_MAX, minor))
+		return -EINVAL;
+	return 0;
+}
+
+int r45_parse_devno(const char *s, unsigned int *major, unsigned int *minor)
+{
+	struct word w = { s, strlen(s) };
+
+	return word_devno(&w, major, minor);
+}
+
+/* Copy a word into a buffer of R45_WORD_MAX: -EINVAL if too long. */
+static int word_copy(const struct word *w, char *buf)
+{
+	if (w->len >= R45_WORD_MAX)
+		return -EINVAL;
+	memcpy(buf, w->s, w->len);
+	buf[w->len] = '\0';
+	return 0;
+}
+
+static int next_copy(struct cursor *c, char *buf)
+{
+	struct word w;
+
+	if (!next_word(c, &w))
+		return -EINVAL;
+	return word_copy(&w, buf);
+}
+
+static const char *const action_names[] = {
+	[R45_ACTION_IDLE] = "idle",
+	[R45_ACTION_RESYNC] = "resync",
+	[R45_ACTION_RECOVER] = "recover",
+	[R45_ACTION_CHECK] = "check",
+	[R45_ACTION_REPAIR] = "repair",
+	[R45_ACTION_FROZEN] = "frozen",
+};
+
+const char *r45_action_name(enum r45_action a)
+{
+	if ((unsigned int)a >= ARRAY_SIZE(action_names))
+		return "unknown";
+	return action_names[a];
+}
+
+/* The health word: one A|D per member, each optionally followed by p, i. */
+static int parse_health(const struct word *w, struct r45_status *st)
+{
+	unsigned int m = 0, parity = 0;
+	size_t i = 0;
+
+	while (i < w->len) {
+		struct r45_member *mem;
+
+		if (m >= st->nr_members)
+			return -EINVAL;
+		mem = &st->members[m++];
+		if (w->s[i] == 'D')
+			mem->dead = true;
+		else if (w->s[i] != 'A')
+			return -EINVAL;
+		i++;
+		if (i < w->len && w->s[i] == 'p') {
+			mem->parity = true;
+			parity++;
+			i++;
+		}
+		if (i < w->len && w->s[i] == 'i') {
+			mem->rebuilding = true;
+			i++;
+		}
+	}
+	/* one letter per member; RAID4 has one parity member */
+	if (m != st->nr_members || parity > 1)
+		return -EINVAL;
+	return 0;
+}
+
+/* The log's status: <count> and that many words. */
+static int parse_log(struct cursor *c, struct r45_status *st)
+{
+	unsigned int n, i;
+	struct word w;
+
+	if (next_uint(c, 16, &n) || n < 1)
+		return -EINVAL;
+	if (next_copy(c, st->log_type))
+		return -EINVAL;
+	if (!strcmp(st->log_type, "disk")) {
+		/* "3 disk <maj:min> <A|D|F>" */
+		if (n != 3 || !next_word(c, &w) ||
+		    word_devno(&w, &st->log_major, &st->log_minor))
+			return -EINVAL;
+		st->log_has_dev = true;
+		if (!next_word(c, &w) || w.len != 1 || !strchr("ADF", w.s[0]))
+			return -EINVAL;
+		st->log_state = w.s[0];
+		return 0;
+	}
+	if (!strcmp(st->log_type, "core") && n != 1)
+		return -EINVAL;
+	/* another log type: its words are skipped */
+	for (i = 1; i < n; i++)
+		if (!next_word(c, &w))
+			return -EINVAL;
+	return 0;
+}
+
+int r45_status_parse(const char *line, struct r45_status *st)
+{
+	struct cursor c = { line };
+	unsigned int i, n;
+	struct word w;
+	const char *slash;
+
+	memset(st, 0, sizeof(*st));
+	if (!line)
+		return -EINVAL;
+	if (next_uint(&c, R45_MAX_MEMBERS, &st->nr_members) || !st->nr_members)
+		return -EINVAL;
+	for (i = 0; i < st->nr_members; i++) {
+		if (!next_word(&c, &w) ||
+		    word_devno(&w, &st->members[i].major, &st->members[i].minor))
+			return -EINVAL;
+	}
+	/* the number of health words: always 1 */
+	if (next_uint(&c, 1, &n) || n != 1)
+		return -EINVAL;
+	if (!next_word(&c, &w) || parse_health(&w, st))
+		return -EINVAL;
+
+	/* <in_sync>/<regions> */
+	if (!next_word(&c, &w))
+		return -EINVAL;
+	slash = memchr(w.s, '/', w.len);
+	if (!slash)
+		return -EINVAL;
+	{
+		struct word a = { w.s, (size_t)(slash - w.s) };
+		struct word b = { slash + 1, w.len - (slash - w.s) - 1 };
+
+		if (word_u64(&a, &st->in_sync) || word_u64(&b, &st->regions) ||
+		    st->in_sync > st->regions)
+			return -EINVAL;
+	}
+
+	if (parse_log(&c, st))
+		return -EINVAL;
+
+	if (!next_word(&c, &w))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(action_names); i++)
+		if (word_is(&w, action_names[i]))
+			break;
+	if (i == ARRAY_SIZE(action_names))
+		return -EINVAL;
+	st->action = (enum r45_action)i;
+
+	if (next_u64(&c, &st->mismatches))
+		return -EINVAL;
+	if (!next_word(&c, &w))
+		return -EINVAL;
+	if (word_is(&w, "held"))
+		st->held = true;
+	else if (!word_is(&w, "writable"))
+		return -EINVAL;
+	if (next_u64(&c, &st->read_errors_repaired) ||
+	    next_u64(&c, &st->unprotected_regions))
+		return -EINVAL;
+
+	/*
+	 * Later versions may append words; "stats" and its counters come
+	 * last of what this parser knows, and may be followed by more.
+	 */
+	while (next_word(&c, &w)) {
+		if (!st->has_stats && word_is(&w, "stats")) {
+			for (i = 0; i < R45_NR_STATS; i++)
+				if (next_u64(&c, &st->stats[i]))
+					return -EINVAL;
+			st->has_stats = true;
+			continue;
+		}
+		st->nr_unknown_words++;
+	}
+	return 0;
+}
+
+unsigned int r45_status_nr_dead(const struct r45_status *st)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < st->nr_members; i++)
+		n += st->members[i].dead;
+	return n;
+}
+
+int r45_status_rebuilding(const struct r45_status *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr_members; i++)
+		if (st->members[i].rebuilding)
+			return (int)i;
+	return -1;
+}
+
+void r45_status_health(const struct r45_status *st, char *buf, size_t size)
+{
+	size_t o = 0;
+	unsigned int i;
+
+	if (!size)
+		return;
+	for (i = 0; i < st->nr_members && o + 4 <= size; i++) {
+		buf[o++] = st->members[i].dead ? 'D' : 'A';
+		if (st->members[i].parity)
+			buf[o++] = 'p';
+		if (st->members[i].rebuilding)
+			buf[o++] = 'i';
+	}
+	buf[o] = '\0';
+}
+
+/* ---- the table line ---- */
+
+int r45_table_parse(const char *line, struct r45_table *t)
+{
+	struct cursor c = { line };
+	struct cursor save;
+	unsigned int i;
+	struct word w;
+	uint64_t v;
+
+	memset(t, 0, sizeof(*t));
+	if (!line)
+		return -EINVAL;
+	if (next_copy(&c, t->log_type) ||
+	    next_uint(&c, R45_MAX_LOG_PARAMS, &t->nr_log_params))
+		return -EINVAL;
+	for (i = 0; i < t->nr_log_params; i++)
+		if (next_copy(&c, t->log_params[i]))
+			return -EINVAL;
+	if (next_copy(&c, t->raid_type))
+		return -EINVAL;
+	if (strcmp(t->raid_type, "raid4") && strncmp(t->raid_type, "raid5_", 6) &&
+	    strncmp(t->raid_type, "raid6_", 6))
+		return -EINVAL;
+	if (!strcmp(t->raid_type, "raid4")) {
+		/* "dmsetup table" always prints the parity index */
+		if (next_copy(&c, t->parity_dev))
+			return -EINVAL;
+		t->has_parity_dev = true;
+	}
+	if (next_uint(&c, R45_MAX_RAID_PARAMS, &t->nr_raid_params))
+		return -EINVAL;
+	for (i = 0; i < t->nr_raid_params; i++)
+		if (next_copy(&c, t->raid_params[i]))
+			return -EINVAL;
+	save = c;
+	if (next_word(&c, &w) && word_is(&w, "locking")) {
+		if (!next_word(&c, &w) || !word_is(&w, "none"))
+			return -EINVAL;
+		t->locking_none = true;
+	} else {
+		c = save;
+	}
+	if (next_uint(&c, R45_MAX_MEMBERS, &t->nr_devs) || !t->nr_devs)
+		return -EINVAL;
+	if (!next_word(&c, &w))
+		return -EINVAL;
+	if (word_is(&w, "-1")) {
+		t->dev_to_init = -1;
+	} else {
+		if (word_uint(&w, t->nr_devs - 1, &i))
+			return -EINVAL;
+		t->dev_to_init = (int)i;
+	}
+	for (i = 0; i < t->nr_devs; i++) {
+		if (next_copy(&c, t->devs[i]) || next_u64(&c, &v))
+			return -EINVAL;
+		t->offsets[i] = v;
+	}
+	if (next_word(&c, &w))
+		return -EINVAL;
+	return 0;
+}
+
+/* Append to buf at *o: false if it does not fit. */
+__attribute__((format(printf, 4, 5)))
+static bool put(char *buf, size_t size, size_t *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*o >= size)
+		return false;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *o, size - *o, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size - *o)
+		return false;
+	*o += n;
+	return true;
+}
+
+int r45_table_format(const struct r45_table *t, char *buf, size_t size)
+{
+	size_t o = 0;
+	unsigned int i;
+	bool ok;
+
+	ok = put(buf, size, &o, "%s %u", t->log_type, t->nr_log_params);
+	for (i = 0; ok && i < t->nr_log_params; i++)
+		ok = put(buf, size, &o, " %s", t->log_params[i]);
+	ok = ok && put(buf, size, &o, " %s", t->raid_type);
+	if (ok && t->has_parity_dev)
+		ok = put(buf, size, &o, " %s", t->parity_dev);
+	ok = ok && put(buf, size, &o, " %u", t->nr_raid_params);
+	for (i = 0; ok && i < t->nr_raid_params; i++)
+		ok = put(buf, size, &o, " %s", t->raid_params[i]);
+	if (ok && t->locking_none)
+		ok = put(buf, size, &o, " locking none");
+	ok = ok && put(buf, size, &o, " %u %d", t->nr_devs, t->dev_to_init);
+	for (i = 0; ok && i < t->nr_devs; i++)
+		ok = put(buf, size, &o, " %s %llu", t->devs[i],
+			 (unsigned long long)t->offsets[i]);
+	return ok ? 0 : -ENOSPC;
+}
+
+unsigned int r45_table_parity_members(const struct r45_table *t)
+{
+	return strncmp(t->raid_type, "raid6", 5) ? 1 : 2;
+}
+
+void r45_table_core_nosync(struct r45_table *t)
+{
+	if (strcmp(t->log_type, "core"))
+		return;
+	if (t->nr_log_params == 1) {
+		t->nr_log_params = 2;
+		strcpy(t->log_params[1], "nosync");
+	} else if (t->nr_log_params == 2) {
+		strcpy(t->log_params[1], "nosync");
+	}
+	if (t->nr_raid_params >= 6 && !strcmp(t->raid_params[5], "sync"))
+		strcpy(t->raid_params[5], "-1");
+}

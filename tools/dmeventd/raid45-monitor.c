@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid45-monitor: register raid45 devices with dmeventd (the plugin
+ * libdevmapper-event-raid45.so), with a per-device policy.
+ *
+ *   raid45-monitor register <dm-name> [--policy warn|spare|hold]
+ *           [--hook PROG] [--spare DEV]... [--timeout SECONDS]
+ *           [--hook-timeout SECONDS] [--log FILE] [--dso PLUGIN]
+ *   raid45-monitor unregister <dm-name>
+ *   raid45-monitor list
+ *   raid45-monitor status <dm-name>
+ *
+ * register writes <dir>/<dm-name>.conf (dir: $DM_RAID45_MONITOR_DIR, or
+ * /etc/dm-raid45/monitor), which the plugin reads when dmeventd
+ * registers the device, and registers the device for all error events
+ * and a timeout (progress) with dmeventd, starting dmeventd if needed.
+ * The plugin path: --dso, $DM_RAID45_MONITOR_DSO, or where make install
+ * put it.
+ *
+ * Exit status: 0 done, 1 failed (the message says why), 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <libdevmapper.h>
+#include <libdevmapper-event.h>
+#include "r45mon.h"
+
+#ifndef R45MON_CONF_DIR
+#define R45MON_CONF_DIR "/etc/dm-raid45/monitor"
+#endif
+#ifndef R45MON_PLUGIN_PATH
+#define R45MON_PLUGIN_PATH "/lib/x86_64-linux-gnu/device-mapper/libdevmapper-event-raid45.so"
+#endif
+#define DMEVENTD_FIFO "/run/dmeventd-client"
+#define DEFAULT_TIMEOUT 5
+#define EVENTS (DM_EVENT_ALL_ERRORS | DM_EVENT_TIMEOUT)
+
+static const char *prog = "raid45-monitor";
+
+__attribute__((format(printf, 1, 2)))
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s register <dm-name> [--policy warn|spare|hold] [--hook PROG]\n"
+		"           [--spare DEV]... [--timeout SECONDS] [--hook-timeout SECONDS]\n"
+		"           [--log FILE] [--dso PLUGIN]\n"
+		"       %s unregister <dm-name>\n"
+		"       %s list\n"
+		"       %s status <dm-name>\n"
+		"\n"
+		"policies: warn  log a member failure, run the hook (if any) and allow\n"
+		"                writes once it exits 0\n"
+		"          spare as warn, then rebuild onto the next spare\n"
+		"          hold  log it and leave writes held for an operator\n"
+		"hook:     PROG <event> <dm-name> <member index> <member maj:min>, events\n"
+		"          MemberFailed (writes wait for it), RebuildStarted,\n"
+		"          RebuildFinished, ArrayFailed\n"
+		"files:    configuration in $DM_RAID45_MONITOR_DIR (default %s),\n"
+		"          plugin $DM_RAID45_MONITOR_DSO (default %s)\n",
+		prog, prog, prog, prog, R45MON_CONF_DIR, R45MON_PLUGIN_PATH);
+}
+
+static const char *conf_dir(void)
+{
+	const char *d = getenv("DM_RAID45_MONITOR_DIR");
+
+	return d && d[0] ? d : R45MON_CONF_DIR;
+}
+
+static int conf_path(const char *name, char *buf, size_t size)
+{
+	if (snprintf(buf, size, "%s/%s.conf", conf_dir(), name) >= (int)size) {
+		error("configuration path for %s too long", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* A dm name we can make a file name of. */
+static int check_name(const char *name)
+{
+	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    strlen(name) >= R45MON_NAME_MAX) {
+		error("invalid device name \"%s\"", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Device info by name: 0, or -1 with the message printed. */
+static int device_info(const char *name, char *uuid, size_t uuidsize)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_INFO);
+	struct dm_info info;
+	const char *u;
+	int r = -1;
+
+	if (!dmt) {
+		error("cannot talk to device-mapper (is it loaded, are you root?)");
+		return -1;
+	}
+	if (!dm_task_set_name(dmt, name) || !dm_task_run(dmt) ||
+	    !dm_task_get_info(dmt, &info)) {
+		error("cannot query device-mapper device %s (is device-mapper loaded, are you root?)",
+		      name);
+	} else if (!info.exists) {
+		error("no device-mapper device %s", name);
+	} else {
+		u = dm_task_get_uuid(dmt);
+		snprintf(uuid, uuidsize, "%s", u ? u : "");
+		r = 0;
+	}
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* How many raid45 targets the device's table has (-1: cannot read it). */
+static int raid45_targets(const char *name)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_TABLE);
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	int n = 0;
+
+	if (!dmt)
+		return -1;
+	if (!dm_task_set_name(dmt, name) || !dm_task_run(dmt)) {
+		dm_task_destroy(dmt);
+		return -1;
+	}
+	do {
+		type = NULL;
+		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
+		if (type && !strcmp(type, "raid45"))
+			n++;
+	} while (next);
+	dm_task_destroy(dmt);
+	return n;
+}
+
+/* Is dmeventd there to answer?  Asking it otherwise starts it. */
+static bool dmeventd_running(void)
+{
+	int fd = open(DMEVENTD_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * Which plugin (if any) dmeventd monitors the device with: 1 and *dso
+ * set (caller frees), 0 if none, -1 on error.
+ */
+static int registered_dso(const char *name, char **dso, enum dm_event_mask *mask)
+{
+	struct dm_event_handler *h;
+	int r;
+
+	*dso = NULL;
+	if (!dmeventd_running())
+		return 0;
+	h = dm_event_handler_create();
+	if (!h) {
+		error("out of memory");
+		return -1;
+	}
+	if (dm_event_handler_set_dev_name(h, name)) {
+		dm_event_handler_destroy(h);
+		error("out of memory");
+		return -1;
+	}
+	r = dm_event_get_registered_device(h, 0);
+	if (r == 0 && (dm_event_handler_get_event_mask(h) & ~DM_EVENT_REGISTRATION_PENDING)) {
+		const char *d = dm_event_handler_get_dso(h);
+
+		*mask = dm_event_handler_get_event_mask(h) & ~DM_EVENT_REGISTRATION_PENDING;
+		*dso = strdup(d ? d : "?");
+		r = *dso ? 1 : -1;
+	} else {
+		r = 0;
+	}
+	dm_event_handler_destroy(h);
+	return r;
+}
+
+static int handler(const char *name, const char *dso, enum dm_event_mask mask,
+		   int timeout, bool reg)
+{
+	struct dm_event_handler *h = dm_event_handler_create();
+	int ok;
+
+	if (!h) {
+		error("out of memory");
+		return -1;
+	}
+	if (dm_event_handler_set_dso(h, dso) || dm_event_handler_set_dev_name(h, name)) {
+		dm_event_handler_destroy(h);
+		error("out of memory");
+		return -1;
+	}
+	dm_event_handler_set_event_mask(h, mask);
+	if (timeout > 0)
+		dm_event_handler_set_timeout(h, timeout);
+	ok = reg ? dm_event_register_handler(h) : dm_event_unregister_handler(h);
+	dm_event_handler_destroy(h);
+	return ok ? 0 : -1;
+}
+
+static int write_conf(const char *name, const struct r45mon_conf *conf)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 16], text[8192];
+	const char *dir = conf_dir();
+	char sub[PATH_MAX];
+	size_t len, i;
+	int fd;
+
+	/* mkdir -p */
+	if (snprintf(sub, sizeof(sub), "%s", dir) >= (int)sizeof(sub))
+		return -1;
+	for (i = 1; sub[i]; i++) {
+		if (sub[i] != '/')
+			continue;
+		sub[i] = '\0';
+		if (mkdir(sub, 0755) && errno != EEXIST) {
+			error("cannot create %s: %s", sub, strerror(errno));
+			return -1;
+		}
+		sub[i] = '/';
+	}
+	if (mkdir(sub, 0755) && errno != EEXIST) {
+		error("cannot create %s: %s", sub, strerror(errno));
+		return -1;
+	}
+	if (conf_path(name, path, sizeof(path)))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (r45mon_conf_format(conf, text, sizeof(text))) {
+		error("configuration too long");
+		return -1;
+	}
+	len = strlen(text);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd)) {
+		error("cannot write %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		error("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_seconds(const char *s, const char *what, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 86400) {
+		error("%s must be 1..86400 seconds, not \"%s\"", what, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int abs_path(const char *s, const char *what, char *dst)
+{
+	if (s[0] != '/') {
+		error("%s must be an absolute path (dmeventd runs in /): %s", what, s);
+		return -1;
+	}
+	if (strlen(s) >= R45MON_PATH_MAX) {
+		error("%s too long: %s", what, s);
+		return -1;
+	}
+	strcpy(dst, s);
+	return 0;
+}
+
+static const char *plugin_path(const char *opt)
+{
+	const char *e = getenv("DM_RAID45_MONITOR_DSO");
+
+	if (opt)
+		return opt;
+	return e && e[0] ? e : R45MON_PLUGIN_PATH;
+}
+
+static int cmd_register(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "hook", required_argument, NULL, 'k' },
+		{ "spare", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "hook-timeout", required_argument, NULL, 'T' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "dso", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct r45mon_conf conf;
+	const char *name, *dso_opt = NULL, *dso;
+	char uuid[256], path[PATH_MAX], *old = NULL;
+	enum dm_event_mask mask = 0;
+	int timeout = DEFAULT_TIMEOUT, hook_timeout, c, n;
+	unsigned int i;
+	struct stat sb;
+
+	r45mon_conf_default(&conf);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (r45mon_policy_parse(optarg, &conf.policy)) {
+				error("policy must be warn, spare or hold, not \"%s\"", optarg);
+				return 2;
+			}
+			break;
+		case 'k':
+			if (abs_path(optarg, "the hook", conf.hook))
+				return 2;
+			break;
+		case 's':
+			if (conf.nr_spares >= R45MON_MAX_SPARES) {
+				error("at most %d spares", R45MON_MAX_SPARES);
+				return 2;
+			}
+			if (abs_path(optarg, "a spare", conf.spares[conf.nr_spares]))
+				return 2;
+			conf.nr_spares++;
+			break;
+		case 't':
+			if (parse_seconds(optarg, "--timeout", &timeout))
+				return 2;
+			break;
+		case 'T':
+			if (parse_seconds(optarg, "--hook-timeout", &hook_timeout))
+				return 2;
+			conf.hook_timeout = (unsigned int)hook_timeout;
+			break;
+		case 'l':
+			if (abs_path(optarg, "the log file", conf.log))
+				return 2;
+			break;
+		case 'd':
+			dso_opt = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	name = argv[optind];
+	if (check_name(name))
+		return 2;
+	dso = plugin_path(dso_opt);
+
+	if (device_info(name, uuid, sizeof(uuid)))
+		return 1;
+	if (!uuid[0]) {
+		error("%s has no UUID: dmeventd identifies devices by UUID (create it with dmsetup create -u <uuid>, or set one with dmsetup rename %s --setuuid <uuid>)",
+		      name, name);
+		return 1;
+	}
+	n = raid45_targets(name);
+	if (n < 0) {
+		error("cannot read the table of %s", name);
+		return 1;
+	}
+	if (!n) {
+		error("%s has no raid45 target", name);
+		return 1;
+	}
+	if (conf.hook[0] && access(conf.hook, X_OK)) {
+		error("hook %s is not executable: %s", conf.hook, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < conf.nr_spares; i++) {
+		if (stat(conf.spares[i], &sb)) {
+			error("spare %s: %s", conf.spares[i], strerror(errno));
+			return 1;
+		}
+		if (!S_ISBLK(sb.st_mode)) {
+			error("spare %s is not a block device", conf.spares[i]);
+			return 1;
+		}
+	}
+	if (conf.policy == R45MON_SPARE && !conf.nr_spares)
+		fprintf(stderr, "%s: warning: policy spare without --spare: failures are handled as by warn\n",
+			prog);
+	if (dso[0] != '/' || access(dso, R_OK)) {
+		error("plugin %s not found (make install, or give its absolute path with --dso or $DM_RAID45_MONITOR_DSO)",
+		      dso);
+		return 1;
+	}
+
+	switch (registered_dso(name, &old, &mask)) {
+	case -1:
+		return 1;
+	case 1:
+		if (strcmp(old, dso)) {
+			error("%s is monitored by %s: unregister it first (%s unregister %s)",
+			      name, old, prog, name);
+			free(old);
+			return 1;
+		}
+		free(old);
+		/* the plugin reads the configuration when registered: again */
+		if (handler(name, dso, mask, 0, false)) {
+			error("cannot unregister %s to register it anew", name);
+			return 1;
+		}
+		break;
+	default:
+		break;
+	}
+
+	if (write_conf(name, &conf))
+		return 1;
+	if (handler(name, dso, EVENTS, timeout, true)) {
+		error("dmeventd did not register %s (is /sbin/dmeventd installed? its log in syslog says more)",
+		      name);
+		if (!conf_path(name, path, sizeof(path)))
+			unlink(path);
+		return 1;
+	}
+	printf("%s: monitored by dmeventd, policy %s", name, r45mon_policy_name(conf.policy));
+	if (conf.hook[0])
+		printf(", hook %s", conf.hook);
+	for (i = 0; i < conf.nr_spares; i++)
+		printf("%s%s", i ? " " : ", spares ", conf.spares[i]);
+	printf(", every %d s\n", timeout);
+	return 0;
+}
+
+static int cmd_unregister(int argc, char **argv)
+{
+	enum dm_event_mask mask = 0;
+	char path[PATH_MAX], uuid[256], *dso = NULL;
+	const char *name;
+	int r, rc = 0;
+
+	if (argc != 2) {
+		usage(stderr);
+		return 2;
+	}
+	name = argv[1];
+	if (check_name(name) || conf_path(name, path, sizeof(path)))
+		return 2;
+	if (device_info(name, uuid, sizeof(uuid)))
+		return 1;
+	r = registered_dso(name, &dso, &mask);
+	if (r < 0)
+		return 1;
+	if (!r) {
+		error("%s is not monitored by dmeventd", name);
+		rc = 1;
+	} else if (handler(name, dso, mask, 0, false)) {
+		error("dmeventd did not unregister %s", name);
+		free(dso);
+		return 1;
+	} else {
+		printf("%s: no longer monitored (was by %s)\n", name, dso);
+	}
+	free(dso);
+	if (unlink(path) && errno != ENOENT) {
+		error("cannot remove %s: %s", path, strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
+/* The configuration of a device, if any: 1 read, 0 none, -1 broken. */
+static int read_conf(const char *name, struct r45mon_conf *conf, char *err,
+		     size_t errsize)
+{
+	char path[PATH_MAX], text[65536];
+	size_t len;
+	FILE *f;
+
+	if (conf_path(name, path, sizeof(path)))
+		return -1;
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(err, errsize, "%s", strerror(errno));
+		return errno == ENOENT ? 0 : -1;
+	}
+	len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	return r45mon_conf_parse(text, conf, err, errsize) ? -1 : 1;
+}
+
+static void print_monitoring(const char *name, bool verbose)
+{
+	struct r45mon_conf conf;
+	enum dm_event_mask mask = 0;
+	char err[256], *dso = NULL;
+	int r;
+
+	r = registered_dso(name, &dso, &mask);
+	if (r == 1)
+		printf("monitored");
+	else if (r == 0 && !dmeventd_running())
+		printf("not monitored (dmeventd not running)");
+	else if (r == 0)
+		printf("not monitored");
+	else
+		printf("unknown");
+	r = read_conf(name, &conf, err, sizeof(err));
+	if (r == 1) {
+		printf(", policy %s", r45mon_policy_name(conf.policy));
+		if (conf.hook[0])
+			printf(", hook %s", conf.hook);
+		if (verbose) {
+			unsigned int i;
+
+			for (i = 0; i < conf.nr_spares; i++)
+				printf("%s%s", i ? " " : ", spares ", conf.spares[i]);
+			if (conf.log[0])
+				printf(", log %s", conf.log);
+		} else if (conf.nr_spares) {
+			printf(", %u spare%s", conf.nr_spares, conf.nr_spares == 1 ? "" : "s");
+		}
+	} else if (r < 0) {
+		printf(", configuration broken: %s", err);
+	}
+	if (dso && verbose)
+		printf(", plugin %s", dso);
+	printf("\n");
+	free(dso);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	struct dm_task *dmt;
+	struct dm_names *names;
+	unsigned int next = 0;
+	int found = 0;
+
+	(void)argv;
+	if (argc != 1) {
+		usage(stderr);
+		return 2;
+	}
+	dmt = dm_task_create(DM_DEVICE_LIST);
+	if (!dmt || !dm_task_run(dmt)) {
+		error("cannot list device-mapper devices (is device-mapper loaded, are you root?)");
+		if (dmt)
+			dm_task_destroy(dmt);
+		return 1;
+	}
+	names = dm_task_get_names(dmt);
+	if (names && names->dev) {
+		do {
+			names = (struct dm_names *)((char *)names + next);
+			if (raid45_targets(names->name) > 0) {
+				printf("%s: ", names->name);
+				print_monitoring(names->name, false);
+				found++;
+			}
+			next = names->next;
+		} while (next);
+	}
+	dm_task_destroy(dmt);
+	if (!found)
+		printf("no raid45 devices\n");
+	return 0;
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	struct dm_task *dmt;
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	const char *name;
+	int rc = 0, n = 0;
+
+	if (argc != 2) {
+		usage(stderr);
+		return 2;
+	}
+	name = argv[1];
+	if (check_name(name))
+		return 2;
+	dmt = dm_task_create(DM_DEVICE_STATUS);
+	if (!dmt || !dm_task_set_name(dmt, name) || !dm_task_no_flush(dmt) ||
+	    !dm_task_run(dmt)) {
+		error("cannot read the status of %s", name);
+		if (dmt)
+			dm_task_destroy(dmt);
+		return 1;
+	}
+	do {
+		struct r45_status st;
+		char health[3 * R45_MAX_MEMBERS + 1];
+		unsigned int i;
+
+		type = NULL;
+		params = NULL;
+		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
+		if (!type || strcmp(type, "raid45"))
+			continue;
+		n++;
+		if (r45_status_parse(params, &st)) {
+			error("cannot parse the status of the target at sector %llu: %s",
+			      (unsigned long long)s, params ? params : "");
+			rc = 1;
+			continue;
+		}
+		r45_status_health(&st, health, sizeof(health));
+		printf("%s: sectors %llu+%llu: %u members, health %s, %llu/%llu regions in sync (%llu%%), %s, writes %s\n",
+		       name, (unsigned long long)s, (unsigned long long)l,
+		       st.nr_members, health, (unsigned long long)st.in_sync,
+		       (unsigned long long)st.regions,
+		       (unsigned long long)(st.regions ? st.in_sync * 100 / st.regions : 100),
+		       r45_action_name(st.action), st.held ? "held" : "writable");
+		for (i = 0; i < st.nr_members; i++)
+			printf("  member %u %u:%u %s%s%s\n", i, st.members[i].major,
+			       st.members[i].minor, st.members[i].dead ? "failed" : "alive",
+			       st.members[i].parity ? ", parity" : "",
+			       st.members[i].rebuilding ? ", rebuilding" : "");
+		printf("  log %s", st.log_type);
+		if (st.log_has_dev)
+			printf(" on %u:%u (%c)", st.log_major, st.log_minor, st.log_state);
+		printf(", mismatches %llu, read errors repaired %llu, unprotected regions %llu\n",
+		       (unsigned long long)st.mismatches,
+		       (unsigned long long)st.read_errors_repaired,
+		       (unsigned long long)st.unprotected_regions);
+	} while (next);
+	dm_task_destroy(dmt);
+	if (!n) {
+		error("%s has no raid45 target", name);
+		return 1;
+	}
+	printf("  monitoring: ");
+	print_monitoring(name, true);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "register"))
+		return cmd_register(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "unregister"))
+		return cmd_unregister(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "status"))
+		return cmd_status(argc - 1, argv + 1);
+	error("unknown command \"%s\"", argv[1]);
+	usage(stderr);
+	return 2;
+}

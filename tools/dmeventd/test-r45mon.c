@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of r45mon.c, the monitor's decisions, against a fake array:
+ * the fake prints raid45 status and table lines from a small model,
+ * takes allow_writes and table reloads (a replaced member with
+ * <dev_to_init> rebuilds), runs no program (the hook's exit codes are
+ * scripted) and records every log line.  The scenarios: each policy on a
+ * member failure, the hook run once per failure and its veto, spares in
+ * order (busy, too small and refused ones skipped), one rebuild at a time
+ * for RAID6, the reload with <dev_to_init> -1 after a rebuild, a monitor
+ * started on an array that failed meanwhile (dmeventd restarted), and
+ * every logged change logged once.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include "r45mon.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		printf("  check failed (line %d): ", __LINE__); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		failures++; \
+	} \
+} while (0)
+
+static void report(const char *name, int before)
+{
+	printf("%s %s\n", failures == before ? "PASS" : "FAIL", name);
+}
+
+#define MAXLOG 512
+
+struct spare {
+	const char *path;
+	unsigned int major, minor;
+	uint64_t sectors;
+	int error;		/* spare_info's answer if not 0 */
+};
+
+struct fake {
+	/* the array */
+	unsigned int n;
+	char raid_type[16];
+	char log_words[160];
+	unsigned int minor[R45_MAX_MEMBERS];
+	bool dead[R45_MAX_MEMBERS];
+	int rebuilding;
+	int dev_to_init;
+	uint64_t in_sync, regions, len;
+	enum r45_action action;
+	bool held;
+	uint64_t mismatches, rerr, unprot;
+	bool disk_log;
+	char log_state;
+	/* what the monitor did */
+	char hooks[32][128];
+	int nr_hooks;
+	int hook_rc[32];	/* exit code of hook call i */
+	int nr_messages;
+	int nr_reloads;
+	int reload_fail;	/* fail the next reloads */
+	char table[1024];
+	struct spare spares[4];
+	char log[MAXLOG][512];
+	int nr_log;
+	int bad_status;		/* print garbage */
+};
+
+static void fake_init(struct fake *f, unsigned int n, const char *type)
+{
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	f->n = n;
+	snprintf(f->raid_type, sizeof(f->raid_type), "%s", type);
+	snprintf(f->log_words, sizeof(f->log_words), "core 2 256 nosync");
+	for (i = 0; i < n; i++)
+		f->minor[i] = i;
+	f->rebuilding = -1;
+	f->dev_to_init = -1;
+	f->regions = f->in_sync = 100;
+	f->len = 100 * 256;
+	f->action = R45_ACTION_IDLE;
+	f->log_state = 'A';
+}
+
+static void fake_status(struct fake *f, char *buf, size_t size)
+{
+	size_t o = 0;
+	unsigned int i;
+
+	if (f->bad_status) {
+		snprintf(buf, size, "garbage");
+		return;
+	}
+	o += snprintf(buf + o, size - o, "%u", f->n);
+	for (i = 0; i < f->n; i++)
+		o += snprintf(buf + o, size - o, " 254:%u", f->minor[i]);
+	o += snprintf(buf + o, size - o, " 1 ");
+	for (i = 0; i < f->n; i++)
+		o += snprintf(buf + o, size - o, "%c%s", f->dead[i] ? 'D' : 'A',
+			      (int)i == f->rebuilding ? "i" : "");
+	o += snprintf(buf + o, size - o, " %llu/%llu ", (unsigned long long)f->in_sync,
+		      (unsigned long long)f->regions);
+	if (f->disk_log)
+		o += snprintf(buf + o, size - o, "3 disk 254:99 %c", f->log_state);
+	else
+		o += snprintf(buf + o, size - o, "1 core");
+	snprintf(buf + o, size - o, " %s %llu %s %llu %llu", r45_action_name(f->action),
+		 (unsigned long long)f->mismatches, f->held ? "held" : "writable",
+		 (unsigned long long)f->rerr, (unsigned long long)f->unprot);
+}
+
+static int fake_get_table(void *ctx, uint64_t start, char *buf, size_t size)
+{
+	struct fake *f = ctx;
+	size_t o = 0;
+	unsigned int i;
+
+	if (start != 0)
+		return -ENOENT;
+	o += snprintf(buf + o, size - o, "%s %s 7 64 256 8 256 10 -1 16 %u %d",
+		      f->log_words, f->raid_type, f->n, f->dev_to_init);
+	for (i = 0; i < f->n; i++)
+		o += snprintf(buf + o, size - o, " 254:%u 0", f->minor[i]);
+	return o < size ? 0 : -ENOSPC;
+}
+
+static int fake_reload(void *ctx, uint64_t start, const char *params, char *err,
+		       size_t errsize)
+{
+	struct fake *f = ctx;
+	struct r45_table t;
+	unsigned int i, maj, min;
+	size_t o = 0;
+
+	if (start != 0)
+		return -ENOENT;
+	if (f->reload_fail) {
+		f->reload_fail--;
+		snprintf(err, errsize, "load: Invalid argument");
+		return -EINVAL;
+	}
+	if (r45_table_parse(params, &t) || t.nr_devs != f->n) {
+		snprintf(err, errsize, "bad table");
+		return -EINVAL;
+	}
+	f->nr_reloads++;
+	snprintf(f->table, sizeof(f->table), "%s", params);
+	snprintf(f->log_words, sizeof(f->log_words), "%s %u", t.log_type, t.nr_log_params);
+	for (i = 0; i < t.nr_log_params; i++) {
+		o = strlen(f->log_words);
+		snprintf(f->log_words + o, sizeof(f->log_words) - o, " %s", t.log_params[i]);
+	}
+	for (i = 0; i < f->n; i++) {
+		if (r45_parse_devno(t.devs[i], &maj, &min))
+			return -EINVAL;
+		if (min != f->minor[i]) {
+			f->minor[i] = min;
+			f->dead[i] = false;
+		}
+	}
+	f->dev_to_init = t.dev_to_init;
+	f->held = false;	/* a new table releases held writes */
+	if (t.dev_to_init >= 0) {
+		f->rebuilding = t.dev_to_init;
+		f->in_sync = 0;
+		f->action = R45_ACTION_RECOVER;
+	} else {
+		f->rebuilding = -1;
+	}
+	return 0;
+}
+
+static int fake_message(void *ctx, uint64_t start, const char *msg)
+{
+	struct fake *f = ctx;
+
+	if (start != 0 || strcmp(msg, "allow_writes"))
+		return -EINVAL;
+	f->nr_messages++;
+	f->held = false;
+	return 0;
+}
+
+static int fake_run_hook(void *ctx, const char *const argv[])
+{
+	struct fake *f = ctx;
+	int i = f->nr_hooks;
+
+	if (i >= 32)
+		return -E2BIG;
+	snprintf(f->hooks[i], sizeof(f->hooks[i]), "%s %s %s %s %s", argv[0], argv[1],
+		 argv[2], argv[3], argv[4]);
+	CHECK(argv[5] == NULL, "hook argv not terminated");
+	f->nr_hooks++;
+	return f->hook_rc[i];
+}
+
+static int fake_spare_info(void *ctx, const char *path, unsigned int *major,
+			   unsigned int *minor, uint64_t *sectors)
+{
+	struct fake *f = ctx;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		struct spare *s = &f->spares[i];
+
+		if (!s->path || strcmp(s->path, path))
+			continue;
+		/* a spare that became a member is busy: this array holds it */
+		*major = s->major;
+		*minor = s->minor;
+		if (s->error)
+			return s->error;
+		for (i = 0; i < f->n; i++)
+			if (s->major == 254 && s->minor == f->minor[i])
+				return -EBUSY;
+		*sectors = s->sectors;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void fake_log(void *ctx, int prio, const char *line)
+{
+	struct fake *f = ctx;
+
+	(void)prio;
+	if (getenv("R45MON_TEST_VERBOSE"))
+		printf("    log: %s\n", line);
+	if (f->nr_log < MAXLOG)
+		snprintf(f->log[f->nr_log++], sizeof(f->log[0]), "%s", line);
+}
+
+static const struct r45mon_ops fake_ops = {
+	.get_table = fake_get_table,
+	.reload = fake_reload,
+	.message = fake_message,
+	.run_hook = fake_run_hook,
+	.spare_info = fake_spare_info,
+	.log = fake_log,
+};
+
+/* Lines logged that contain s. */
+static int logged(struct fake *f, const char *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < f->nr_log; i++)
+		n += strstr(f->log[i], s) != NULL;
+	return n;
+}
+
+/* What the plugin does on an event: update until nothing more is done. */
+static void event(struct r45mon_dev *d, struct fake *f)
+{
+	char st[1024];
+	int pass;
+
+	for (pass = 0; pass < 8; pass++) {
+		fake_status(f, st, sizeof(st));
+		if (!r45mon_update(d, 0, f->len, st))
+			return;
+	}
+	CHECK(0, "still acting after 8 passes");
+}
+
+static void setup(struct r45mon_dev *d, struct fake *f, enum r45mon_policy p,
+		  const char *hook, unsigned int nr_spares)
+{
+	struct r45mon_conf conf;
+	unsigned int i;
+
+	r45mon_conf_default(&conf);
+	conf.policy = p;
+	if (hook)
+		snprintf(conf.hook, sizeof(conf.hook), "%s", hook);
+	for (i = 0; i < nr_spares; i++) {
+		snprintf(conf.spares[i], sizeof(conf.spares[i]), "/dev/s%u", i);
+		f->spares[i].path = conf.spares[i];
+		f->spares[i].major = 254;
+		f->spares[i].minor = 50 + i;
+		f->spares[i].sectors = 1 << 20;
+	}
+	conf.nr_spares = nr_spares;
+	r45mon_init(d, "r45", &conf, &fake_ops, f);
+	event(d, f);
+	/* fake_ops' spare paths point into conf: keep them in d */
+	for (i = 0; i < nr_spares; i++)
+		f->spares[i].path = d->conf.spares[i];
+}
+
+static void fail(struct fake *f, unsigned int m)
+{
+	f->dead[m] = true;
+	f->held = true;
+}
+
+static void test_warn(void)
+{
+	int before = failures, i;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	setup(&d, &f, R45MON_WARN, "/bin/hook", 0);
+	CHECK(logged(&f, "r45: monitoring raid5_ls with 4 members: health AAAA"),
+	      "monitoring line: %s", f.log[0]);
+	fail(&f, 2);
+	event(&d, &f);
+	CHECK(f.nr_hooks == 1 && !strcmp(f.hooks[0], "/bin/hook MemberFailed r45 2 254:2"),
+	      "hook: %d %s", f.nr_hooks, f.hooks[0]);
+	CHECK(f.nr_messages == 1 && !f.held, "allow_writes: %d", f.nr_messages);
+	CHECK(logged(&f, "member 2 (254:2) failed") == 1, "failure logged");
+	CHECK(logged(&f, "writes held") == 1, "held logged");
+	CHECK(logged(&f, "sent allow_writes") == 1, "allow_writes logged");
+	CHECK(logged(&f, "writes allowed") == 1, "writes allowed logged");
+	/* timeouts: nothing again */
+	for (i = 0; i < 5; i++)
+		event(&d, &f);
+	CHECK(f.nr_hooks == 1 && f.nr_messages == 1 && f.nr_reloads == 0,
+	      "acted again: %d hooks %d messages", f.nr_hooks, f.nr_messages);
+	CHECK(logged(&f, "failed") == 1, "logged again");
+	/* warn policy, no spares: nothing is reloaded */
+	CHECK(!f.nr_reloads, "reloaded");
+
+	/* a second failure (RAID5: the array dies): writes fail, not held */
+	f.dead[0] = true;
+	f.held = false;
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(logged(&f, "array failed: 2 of 4 members dead") == 1, "array death logged");
+	CHECK(f.nr_hooks == 3 && strstr(f.hooks[1], "ArrayFailed r45") &&
+	      strstr(f.hooks[2], "MemberFailed r45 0 254:0"), "hooks: %s / %s",
+	      f.hooks[1], f.hooks[2]);
+	report("r45mon-warn", before);
+}
+
+static void test_warn_refused(void)
+{
+	int before = failures, i;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	f.hook_rc[0] = 3;
+	setup(&d, &f, R45MON_WARN, "/bin/hook", 0);
+	fail(&f, 1);
+	event(&d, &f);
+	for (i = 0; i < 5; i++)
+		event(&d, &f);
+	CHECK(f.nr_hooks == 1, "hook run %d times", f.nr_hooks);
+	CHECK(!f.nr_messages && f.held, "writes allowed after a failed hook");
+	CHECK(logged(&f, "exit status 3") == 1, "exit status logged");
+	CHECK(logged(&f, "is not recorded (hook failed): writes stay held") == 1,
+	      "why logged");
+
+	/* an operator sends allow_writes: logged, nothing else */
+	f.held = false;
+	event(&d, &f);
+	CHECK(logged(&f, "writes allowed") == 1 && f.nr_hooks == 1, "operator's allow_writes");
+
+	/* a hook that cannot run */
+	fake_init(&f, 4, "raid5_ls");
+	f.hook_rc[0] = -ENOENT;
+	setup(&d, &f, R45MON_WARN, "/nonexistent", 0);
+	fail(&f, 3);
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(f.nr_hooks == 1 && !f.nr_messages && f.held, "unrunnable hook");
+	CHECK(logged(&f, "could not be run: No such file or directory") == 1, "why");
+
+	/* no hook: the log line records it, writes go on */
+	fake_init(&f, 4, "raid5_ls");
+	setup(&d, &f, R45MON_WARN, NULL, 0);
+	fail(&f, 3);
+	event(&d, &f);
+	CHECK(!f.nr_hooks && f.nr_messages == 1 && !f.held, "no hook");
+	report("r45mon-warn-refused", before);
+}
+
+static void test_hold(void)
+{
+	int before = failures, i;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid4");
+	setup(&d, &f, R45MON_HOLD, "/bin/hook", 1);
+	fail(&f, 0);
+	for (i = 0; i < 4; i++)
+		event(&d, &f);
+	CHECK(!f.nr_hooks && !f.nr_messages && !f.nr_reloads && f.held, "hold acted");
+	CHECK(logged(&f, "policy hold: writes stay held for an operator") == 1, "hold logged");
+	CHECK(logged(&f, "dmsetup message r45 0 allow_writes") >= 1, "how to release");
+	report("r45mon-hold", before);
+}
+
+/* Let the fake's rebuild run to its end in steps, an event each. */
+static void rebuild_steps(struct r45mon_dev *d, struct fake *f, int steps)
+{
+	int i;
+
+	for (i = 1; i <= steps; i++) {
+		f->in_sync = f->regions * i / steps;
+		if (i == steps) {
+			f->rebuilding = -1;
+			f->action = R45_ACTION_IDLE;
+		}
+		event(d, f);
+	}
+}
+
+static void test_spare(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	setup(&d, &f, R45MON_SPARE, "/bin/hook", 2);
+	fail(&f, 1);
+	event(&d, &f);
+	CHECK(f.nr_hooks == 2 && strstr(f.hooks[0], "MemberFailed r45 1 254:1") &&
+	      strstr(f.hooks[1], "RebuildStarted r45 1 254:50"), "hooks %s / %s",
+	      f.hooks[0], f.hooks[1]);
+	CHECK(f.nr_messages == 1, "allow_writes before the reload: %d", f.nr_messages);
+	CHECK(f.nr_reloads == 1 && strstr(f.table, " 4 1 254:0 0 254:50 0 254:2 0 254:3 0"),
+	      "reload: %s", f.table);
+	CHECK(f.minor[1] == 50 && f.rebuilding == 1, "fake rebuilding");
+	CHECK(logged(&f, "member 1 (254:1) replaced by spare /dev/s0 (254:50): rebuild started") == 1,
+	      "replacement logged");
+	CHECK(!logged(&f, "member 1 is now"), "own replacement logged as a change");
+	rebuild_steps(&d, &f, 20);
+	CHECK(logged(&f, "rebuild of member 1: ") == 9, "progress lines: %d",
+	      logged(&f, "rebuild of member 1: "));
+	CHECK(logged(&f, "rebuild of member 1: 50% (50/100 regions)") == 1, "50%%");
+	CHECK(logged(&f, "rebuild of member 1 (254:50) finished") == 1, "finished");
+	CHECK(f.nr_hooks == 3 && strstr(f.hooks[2], "RebuildFinished r45 1 254:50"), "hook");
+	CHECK(f.nr_reloads == 2 && f.dev_to_init == -1 &&
+	      !strncmp(f.table, "core 2 256 nosync raid5_ls", 26), "final reload: %s", f.table);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 2 && f.nr_hooks == 3, "acted after the end");
+
+	/* the next failure takes the second spare */
+	fail(&f, 3);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 3 && f.minor[3] == 51 && f.rebuilding == 3, "second spare");
+	rebuild_steps(&d, &f, 3);
+	/* and a third finds none */
+	fail(&f, 0);
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 4 && logged(&f, "no usable spare for member 0 (254:0)") == 1,
+	      "no spare: %d reloads", f.nr_reloads);
+	CHECK(!f.held, "writes held without spares");
+	CHECK(!logged(&f, "not usable"), "a spare in the array called not usable");
+
+	/* a hook that refuses: no replacement either */
+	fake_init(&f, 4, "raid5_ls");
+	f.hook_rc[0] = 1;
+	setup(&d, &f, R45MON_SPARE, "/bin/hook", 1);
+	fail(&f, 2);
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(f.nr_hooks == 1 && !f.nr_reloads && !f.nr_messages && f.held,
+	      "replaced after a refused hook");
+	report("r45mon-spare", before);
+}
+
+static void test_spare_choice(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	setup(&d, &f, R45MON_SPARE, NULL, 4);
+	f.spares[0].error = -EBUSY;	/* in use */
+	f.spares[1].sectors = 10;	/* too small */
+	f.reload_fail = 1;		/* the kernel refuses the first */
+	f.spares[2].minor = 52;
+	f.spares[3].minor = 2;
+	fail(&f, 0);
+	event(&d, &f);
+	CHECK(logged(&f, "spare /dev/s0 not usable: in use") == 1, "busy");
+	CHECK(logged(&f, "spare /dev/s1 (254:51) too small") == 1, "small");
+	CHECK(logged(&f, "replacing member 0 (254:0) by spare /dev/s2 (254:52) failed: load: Invalid argument") == 1,
+	      "refused");
+	/* s3 is 254:2, a member: skipped */
+	CHECK(f.nr_reloads == 0 && logged(&f, "no usable spare for member 0") == 1,
+	      "reloads %d", f.nr_reloads);
+	/* s0 becomes free: used at the next timeout, quietly until then */
+	f.spares[0].error = 0;
+	event(&d, &f);
+	CHECK(f.nr_reloads == 1 && f.minor[0] == 50, "freed spare used");
+	CHECK(logged(&f, "not usable") == 1, "busy spare logged again");
+
+	/* refused and too small spares are not tried again */
+	fail(&f, 1);
+	rebuild_steps(&d, &f, 1);
+	event(&d, &f);
+	CHECK(logged(&f, "too small") == 1 && logged(&f, "failed: load") == 1,
+	      "tried again");
+
+	/* the spare fails during its rebuild: the next spare replaces it */
+	fake_init(&f, 4, "raid5_ls");
+	setup(&d, &f, R45MON_SPARE, NULL, 2);
+	fail(&f, 2);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 1 && f.rebuilding == 2 && f.minor[2] == 50, "first spare");
+	f.in_sync = 40;
+	event(&d, &f);
+	fail(&f, 2);		/* the kernel keeps the "i": Di */
+	f.action = R45_ACTION_IDLE;
+	event(&d, &f);
+	CHECK(logged(&f, "rebuild of member 2 failed: the new member failed") == 1, "logged");
+	CHECK(logged(&f, "rebuild of member 2 stopped: 40/100") == 1, "stop logged");
+	CHECK(f.nr_reloads == 2 && f.rebuilding == 2 && f.minor[2] == 51 && !f.dead[2],
+	      "second spare: %d reloads, %s", f.nr_reloads, f.table);
+	report("r45mon-spare-choice", before);
+}
+
+static void test_raid6_two(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 5, "raid6_nr");
+	setup(&d, &f, R45MON_SPARE, "/bin/hook", 2);
+	fail(&f, 0);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 1 && f.rebuilding == 0 && f.minor[0] == 50, "first replaced");
+	f.in_sync = 30;
+	event(&d, &f);
+	/* the second failure during the rebuild */
+	fail(&f, 3);
+	event(&d, &f);
+	CHECK(f.nr_messages == 2 && !f.held, "second failure recorded: %d", f.nr_messages);
+	CHECK(f.nr_reloads == 1, "replaced during a rebuild");
+	CHECK(logged(&f, "member 3 will be replaced when the rebuild of member 0 has finished") == 1,
+	      "waiting logged");
+	f.in_sync = 60;
+	event(&d, &f);
+	CHECK(f.nr_reloads == 1, "replaced during a rebuild");
+	CHECK(logged(&f, "will be replaced") == 1, "waiting logged again");
+	/* the first rebuild ends: the second starts at once */
+	f.in_sync = 100;
+	f.rebuilding = -1;
+	f.action = R45_ACTION_IDLE;
+	event(&d, &f);
+	CHECK(logged(&f, "rebuild of member 0 (254:50) finished") == 1, "first finished");
+	CHECK(f.nr_reloads == 2 && f.rebuilding == 3 && f.minor[3] == 51 && f.dev_to_init == 3,
+	      "second replaced: %s", f.table);
+	CHECK(!f.dead[0] && !f.dead[3], "members");
+	rebuild_steps(&d, &f, 4);
+	CHECK(logged(&f, "rebuild of member 3 (254:51) finished") == 1, "second finished");
+	CHECK(f.nr_reloads == 3 && f.dev_to_init == -1, "final reload: %s", f.table);
+	CHECK(f.nr_hooks == 6, "hooks: %d", f.nr_hooks);
+	report("r45mon-raid6-two-failures", before);
+}
+
+static void test_restart(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	/* failed while nobody watched, not recorded: handled at once */
+	fake_init(&f, 4, "raid5_ls");
+	fail(&f, 2);
+	setup(&d, &f, R45MON_WARN, "/bin/hook", 0);
+	CHECK(f.nr_hooks == 1 && f.nr_messages == 1 && !f.held, "unrecorded failure");
+	CHECK(logged(&f, "member 2 (254:2) is failed, not yet recorded") == 1, "logged");
+
+	/* failed and recorded before: no hook, the spare policy replaces */
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[2] = true;
+	setup(&d, &f, R45MON_SPARE, "/bin/hook", 1);
+	CHECK(logged(&f, "recorded before monitoring started") == 1, "logged");
+	CHECK(f.nr_hooks == 1 && strstr(f.hooks[0], "RebuildStarted") && f.nr_reloads == 1,
+	      "replaced: hooks %d reloads %d", f.nr_hooks, f.nr_reloads);
+
+	/* a rebuild running: followed, and the table finished after it */
+	fake_init(&f, 4, "raid5_ls");
+	f.rebuilding = 1;
+	f.dev_to_init = 1;
+	f.in_sync = 45;
+	f.action = R45_ACTION_RECOVER;
+	setup(&d, &f, R45MON_SPARE, NULL, 1);
+	CHECK(logged(&f, "rebuild of member 1 in progress: 45%") == 1, "in progress");
+	rebuild_steps(&d, &f, 2);
+	CHECK(!logged(&f, "rebuild of member 1: 40%") &&
+	      logged(&f, "rebuild of member 1: 50%") == 1, "progress from the start");
+	CHECK(f.nr_reloads == 1 && f.dev_to_init == -1, "final reload");
+	report("r45mon-restart", before);
+}
+
+static void test_changes(void)
+{
+	int before = failures, i;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 3, "raid5_la");
+	f.disk_log = true;
+	f.in_sync = 0;
+	f.action = R45_ACTION_RESYNC;
+	setup(&d, &f, R45MON_WARN, NULL, 0);
+	CHECK(logged(&f, "resync in progress: 0%") == 1, "resync at start");
+	for (i = 1; i <= 10; i++) {
+		f.in_sync = i * 10;
+		if (i == 10)
+			f.action = R45_ACTION_IDLE;
+		event(&d, &f);
+		event(&d, &f);
+	}
+	CHECK(logged(&f, "resync: ") == 9, "resync progress %d", logged(&f, "resync: "));
+	CHECK(logged(&f, "resync finished: 100/100") == 1, "resync finished");
+
+	f.action = R45_ACTION_CHECK;
+	event(&d, &f);
+	f.mismatches = 5;
+	event(&d, &f);
+	f.action = R45_ACTION_IDLE;
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(logged(&f, "check started") == 1, "check started");
+	CHECK(logged(&f, "check finished: 5 mismatched stripes") == 1, "check mismatches");
+	/* a whole repair between two looks */
+	f.mismatches = 2;
+	event(&d, &f);
+	CHECK(logged(&f, "check or repair finished: 2 mismatched") == 1, "unseen repair");
+
+	f.rerr = 3;
+	event(&d, &f);
+	event(&d, &f);
+	f.rerr = 4;
+	event(&d, &f);
+	CHECK(logged(&f, "3 read errors repaired from parity (3 in all)") == 1 &&
+	      logged(&f, "1 read errors repaired from parity (4 in all)") == 1, "read errors");
+
+	f.log_state = 'F';
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(logged(&f, "log device 254:99 failed a flush") == 1, "log failure");
+
+	f.dead[1] = true;
+	f.unprot = 7;
+	f.in_sync = 93;
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(logged(&f, "7 regions unprotected") == 1, "unprotected");
+
+	f.action = R45_ACTION_FROZEN;
+	event(&d, &f);
+	f.action = R45_ACTION_RESYNC;
+	event(&d, &f);
+	CHECK(logged(&f, "sync frozen") == 1 && logged(&f, "resync resumed") == 1, "frozen");
+
+	/* an unparsable status: logged once, then monitored again */
+	f.bad_status = 1;
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(logged(&f, "cannot parse the status \"garbage\"") == 1, "parse error");
+	f.bad_status = 0;
+	i = f.nr_log;
+	event(&d, &f);
+	CHECK(f.nr_log == i, "lines after the parse error: %s", f.log[f.nr_log - 1]);
+	report("r45mon-changes-logged-once", before);
+}
+
+static void test_conf(void)
+{
+	int before = failures;
+	struct r45mon_conf c, c2;
+	char err[256], buf[8192];
+
+	CHECK(!r45mon_conf_parse("# comment\n\npolicy = spare\nhook=/usr/local/bin/h\n"
+				 "spare=/dev/ram4\nspare=/dev/ram5\nlog=/run/x.log\nhook_timeout=9",
+				 &c, err, sizeof(err)), "parse: %s", err);
+	CHECK(c.policy == R45MON_SPARE && !strcmp(c.hook, "/usr/local/bin/h") &&
+	      c.nr_spares == 2 && !strcmp(c.spares[1], "/dev/ram5") &&
+	      !strcmp(c.log, "/run/x.log") && c.hook_timeout == 9, "values");
+	CHECK(!r45mon_conf_format(&c, buf, sizeof(buf)) &&
+	      !r45mon_conf_parse(buf, &c2, err, sizeof(err)) && !memcmp(&c, &c2, sizeof(c)),
+	      "round trip");
+	CHECK(r45mon_conf_format(&c, buf, 30) == -ENOSPC, "short buffer");
+	CHECK(!r45mon_conf_parse("", &c, err, sizeof(err)) && c.policy == R45MON_WARN &&
+	      c.hook_timeout == R45MON_DEFAULT_HOOK_TIMEOUT, "defaults");
+	CHECK(r45mon_conf_parse("policy=sometimes", &c, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "line 1"), "bad policy: %s", err);
+	CHECK(r45mon_conf_parse("\nhook=relative", &c, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "line 2") && strstr(err, "absolute"), "relative hook: %s", err);
+	CHECK(r45mon_conf_parse("colour=blue", &c, err, sizeof(err)) == -EINVAL, "unknown key");
+	CHECK(r45mon_conf_parse("policy", &c, err, sizeof(err)) == -EINVAL, "no =");
+	CHECK(r45mon_conf_parse("hook_timeout=0", &c, err, sizeof(err)) == -EINVAL, "timeout 0");
+	CHECK(r45mon_conf_parse("hook_timeout=-5", &c, err, sizeof(err)) == -EINVAL, "timeout -5");
+	CHECK(r45mon_conf_parse("hook_timeout=5s", &c, err, sizeof(err)) == -EINVAL, "timeout 5s");
+	{
+		char many[2048] = "";
+		int i;
+
+		for (i = 0; i < R45MON_MAX_SPARES + 1; i++)
+			strcat(many, "spare=/dev/x\n");
+		CHECK(r45mon_conf_parse(many, &c, err, sizeof(err)) == -EINVAL, "too many spares");
+		memset(many, 'a', sizeof(many) - 1);
+		many[sizeof(many) - 1] = '\0';
+		CHECK(r45mon_conf_parse(many, &c, err, sizeof(err)) == -EINVAL, "long line");
+	}
+	report("r45mon-config", before);
+}
+
+int main(void)
+{
+	test_warn();
+	test_warn_refused();
+	test_hold();
+	test_spare();
+	test_spare_choice();
+	test_raid6_two();
+	test_restart();
+	test_changes();
+	test_conf();
+	return failures ? 1 : 0;
+}
