@@ -42,6 +42,7 @@ static const struct r45_engine_ops r45_glue_ops = {
 	.sync_done = r45_sync_done,
 	.plug_arm = r45_plug_arm,
 	.row_in_sync = r45_sync_row_in_sync,
+	.row_trusted = r45_sync_row_trusted,
 };
 
 struct r45_array *r45_array_create(const struct r45_geom *geom,
@@ -173,6 +174,19 @@ void r45_array_fail_member(struct r45_array *a, unsigned int idx)
 	spin_unlock_irqrestore(&a->fail_lock, flags);
 	if (failed)
 		r45_array_event(a);
+}
+
+/*
+ * A member the table names missing ("- -"): failed from the start, with
+ * no device, no event and no record for a re-add (nothing is known of
+ * what it holds).  Before the array runs.
+ */
+void r45_array_set_missing(struct r45_array *a, unsigned int idx)
+{
+	a->members[idx].bdev = NULL;
+	set_bit(R45_MEMBER_FAILED, &a->members[idx].flags);
+	if (r45_array_nr_failed(a) > a->geom.parity_disks)
+		set_bit(R45_ARRAY_DEAD, &a->flags);
 }
 
 /* A failed member is taken back (r45_sync_readd: it is rebuilt). */

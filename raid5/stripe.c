@@ -585,6 +585,8 @@ struct stripe_ctx {
 	unsigned long parity;	/* P (and Q) members */
 	unsigned int nfailed;
 	bool in_sync;		/* parity is known to match the data */
+	bool trusted;		/* a block may be computed from parity:
+				 * no crash left the row torn */
 };
 
 static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
@@ -595,6 +597,8 @@ static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
 
 	memset(c, 0, sizeof(*c));
 	c->in_sync = a->ops->row_in_sync(a, sh->sector >> a->geom.chunk_shift);
+	c->trusted = c->in_sync ||
+		     a->ops->row_trusted(a, sh->sector >> a->geom.chunk_shift);
 	for (i = 0; i < a->geom.raid_disks; i++) {
 		if (test_bit(R45_MEMBER_FAILED, &a->members[i].flags)) {
 			c->failed |= BIT(i);
@@ -644,18 +648,53 @@ static void serve_reads(struct r45_stripe *sh, struct stripe_ctx *c)
 	}
 }
 
-/* Fail the reads that wait on blocks we can neither read nor rebuild. */
-static void fail_reads(struct r45_stripe *sh, unsigned long mask)
+/*
+ * Fail the reads that wait on blocks we can neither read nor rebuild;
+ * returns how many pieces failed.
+ */
+static unsigned int fail_reads(struct r45_stripe *sh, unsigned long mask)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	for_each_set_bit(i, &mask, sh->a->geom.raid_disks) {
+		struct r45_piece *p;
 		LIST_HEAD(dead);
 
 		spin_lock_irq(&sh->lock);
 		list_splice_init(&sh->dev[i].reads, &dead);
 		spin_unlock_irq(&sh->lock);
+		list_for_each_entry(p, &dead, node)
+			n++;
 		end_pieces(sh->a, &dead, BLK_STS_IOERR);
+	}
+	return n;
+}
+
+/*
+ * md's write hole (issue 26): blocks rebuilt from a row whose parity a
+ * crash may have torn are never served and never written back.  Their
+ * reads fail (counted in unsafe_reads); the cache forgets them (a write
+ * batch still computes its parity with them: what the members then hold
+ * stays consistent, and the lost blocks stay unreadable).  Unreadable
+ * blocks keep their sectors: a later read tries the member again.
+ */
+static void refuse_untrusted(struct r45_stripe *sh, struct stripe_ctx *c,
+			     unsigned long rebuilt)
+{
+	struct r45_array *a = sh->a;
+	unsigned int i, n;
+
+	for_each_set_bit(i, &rebuilt, a->geom.raid_disks) {
+		clear_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
+		clear_bit(R45_DEV_READ_ERROR, &sh->dev[i].flags);
+	}
+	c->uptodate &= ~rebuilt;
+	c->bad &= ~rebuilt;
+	n = fail_reads(sh, rebuilt);
+	if (n) {
+		atomic64_add(n, &a->unsafe_reads);
+		DMERR_LIMIT("sector %llu: %u reads refused: the block would be computed from parity that a crash may have left inconsistent",
+			    (unsigned long long)sh->sector, n);
 	}
 }
 
@@ -984,6 +1023,16 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 	if (submit_member_io(sh, all & ~c->failed & ~c->uptodate, REQ_OP_READ))
 		return true;
 	unread = c->failed & ~c->uptodate;
+	/*
+	 * A block rebuilt from torn parity would be written back wrong: the
+	 * stripe stays unsynced, its region untrusted (issue 26).  A
+	 * rebuild (dev_to_init) was asked for knowing it (the table forced
+	 * it: start_dirty_degraded).
+	 */
+	if (unread && !c->trusted && action != R45_ACT_RECOVER) {
+		end_sync(sh, false);
+		return false;
+	}
 	if (action == R45_ACT_RECOVER) {
 		int rm = READ_ONCE(a->recover_member);
 
@@ -1094,6 +1143,8 @@ static void handle_stripe(struct r45_stripe *sh)
 				finish_batch(sh, BLK_STS_IOERR);
 				touched = 0;
 			}
+		} else if (!c.trusted) {
+			refuse_untrusted(sh, &c, missing);
 		}
 	}
 	/*
