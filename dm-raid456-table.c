@@ -201,6 +201,40 @@ static unsigned int option_words(const char *word)
 		return 2;
 	if (!strcmp(word, "start_dirty_degraded"))
 		return 1;
+	if (!strcmp(word, "ppl"))
+		return 4;
+	return 0;
+}
+
+/*
+ * [ext] "ppl <offset> <size> <signature>": a partial parity log on every
+ * member (raid5/ppl.c), <size> sectors at <offset> sectors from where the
+ * member's data starts (negative: before it, as md's native superblock
+ * puts it; IMSM puts it after the data), headers signed <signature> (md
+ * native: ~crc32c of the array's UUID; IMSM: the family number).
+ */
+static int parse_ppl(struct r45_table *t, struct dm_arg_set *as,
+		     char **error)
+{
+	const char *off = dm_shift_arg(as), *size = dm_shift_arg(as);
+	const char *sig = dm_shift_arg(as);
+	long long o;
+	unsigned long long sz;
+
+	if (!sig || kstrtoll(off, 10, &o) || kstrtoull(size, 10, &sz) ||
+	    kstrtou32(sig, 0, &t->ppl_signature)) {
+		*error = "Invalid ppl parameters (<offset> <size> <signature>)";
+		return -EINVAL;
+	}
+	/* a header and at least one page of partial parity, whole pages */
+	if (sz < 16 || sz & 7 || sz > (1ULL << 32) || o < -(1LL << 40) ||
+	    o > (1LL << 40)) {
+		*error = "Invalid ppl area (size: a multiple of 8 sectors, at least 16)";
+		return -EINVAL;
+	}
+	t->ppl = true;
+	t->ppl_offset = o;
+	t->ppl_size = sz;
 	return 0;
 }
 
@@ -216,6 +250,13 @@ static int parse_options(struct r45_table *t, struct dm_arg_set *as,
 			if (t->start_dirty_degraded)
 				goto twice;
 			t->start_dirty_degraded = true;
+			continue;
+		}
+		if (!strcmp(word, "ppl")) {
+			if (t->ppl)
+				goto twice;
+			if (parse_ppl(t, as, error))
+				return -EINVAL;
 			continue;
 		}
 		if (locking)
@@ -338,12 +379,17 @@ static int parse_rest(struct r45_table *t, struct dm_arg_set as, int type,
 	t->nr_devs = 0;
 	t->missing = 0;
 	t->start_dirty_degraded = false;
+	t->ppl = false;
 	memset(t->paths, 0, sizeof(t->paths));
 	if (parse_raid_params(t, &as, &chunk, error) ||
 	    parse_options(t, &as, error) ||
 	    parse_devices(t, &as, type, error) ||
 	    set_geometry(t, type, parity, chunk, len, error))
 		return -EINVAL;
+	if (t->ppl && r45_type_parity_disks(type) != 1) {
+		*error = "A partial parity log needs RAID4 or RAID5";
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -224,6 +224,34 @@ static const char *member_name(struct raid45 *rs, unsigned int i)
 	return rs->devs[i] ? rs->devs[i]->name : "-";
 }
 
+/*
+ * A member's partial parity log area: on the device, whole, clear of the
+ * data, and the log's entries count 512-byte sectors (md's native
+ * format), which members with larger blocks cannot take.
+ */
+static int check_ppl_area(struct raid45 *rs, unsigned int i, unsigned int lbs,
+			  char **error)
+{
+	struct r45_table *t = &rs->t;
+	s64 start = (s64)t->offsets[i] + t->ppl_offset;
+	s64 end = start + (s64)t->ppl_size;
+	s64 data = t->offsets[i], data_end = data + t->geom.dev_sectors;
+
+	if (lbs != SECTOR_SIZE) {
+		*error = "A partial parity log needs members with 512-byte logical blocks";
+		return -EINVAL;
+	}
+	if (start < 0 || end > (s64)bdev_nr_sectors(rs->devs[i]->bdev)) {
+		*error = "Partial parity log area outside the member";
+		return -EINVAL;
+	}
+	if (start < data_end && end > data) {
+		*error = "Partial parity log area overlaps the member's data";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Open the members; the same device twice is refused. */
 static int get_devices(struct raid45 *rs, char **error)
 {
@@ -259,6 +287,11 @@ static int get_devices(struct raid45 *rs, char **error)
 		    bdev_nr_sectors(rs->devs[i]->bdev)) {
 			*error = "Device too small for target length and offset";
 			return -EINVAL;
+		}
+		if (t->ppl) {
+			r = check_ppl_area(rs, i, lbs, error);
+			if (r)
+				return r;
 		}
 	}
 	/*
@@ -308,7 +341,8 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 	struct raid45 *old;
 	int r;
 
-	if (!t->disk_log || rs->log_sync != R45_SYNC_DEFAULT)
+	/* the log's replay makes every interrupted stripe right again */
+	if (!t->disk_log || rs->log_sync != R45_SYNC_DEFAULT || rs->array->ppl)
 		return 0;
 	mutex_lock(&raid45_list_lock);
 	old = find_predecessor(rs);
@@ -375,7 +409,8 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad;
 
-	rs->array = r45_array_create(&t->geom, t->stripes, raid45_event, rs);
+	rs->array = r45_array_create(&t->geom, t->stripes,
+				     t->ppl && !rs->read_only, raid45_event, rs);
 	if (!rs->array) {
 		ti->error = "Cannot allocate RAID array";
 		r = -ENOMEM;
@@ -387,6 +422,14 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		else
 			r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
 					     t->offsets[i]);
+	if (t->ppl && !rs->read_only) {
+		r = r45_ppl_init(rs->array, t->ppl_offset, t->ppl_size,
+				 t->ppl_signature);
+		if (r) {
+			ti->error = "Cannot set up the partial parity log";
+			goto bad;
+		}
+	}
 	rs->array->zero_members = rs->discard;
 	rs->array->read_only = rs->read_only;
 	if (rs->read_only)
@@ -769,12 +812,13 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		 * not protected (md's dirty-degraded array), and reads refused
 		 * rather than computed from parity a crash may have torn
 		 */
-		DMEMIT(" %s %lld %s %lld %llu %lld", r45_sync_action_name(a),
+		DMEMIT(" %s %lld %s %lld %llu %lld %s", r45_sync_action_name(a),
 		       atomic64_read(&a->mismatches),
 		       held_word(rs),
 		       atomic64_read(&a->read_errors_fixed),
 		       (unsigned long long)r45_sync_unprotected_regions(a),
-		       atomic64_read(&a->unsafe_reads));
+		       atomic64_read(&a->unsafe_reads),
+		       a->ppl ? "ppl" : "-");
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
@@ -810,6 +854,11 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       sync_word(rs->t.recovery_sync), rs->t.recovery_stripes);
 		if (rs->t.start_dirty_degraded)
 			DMEMIT(" start_dirty_degraded");
+		if (rs->t.ppl)
+			DMEMIT(" ppl %lld %llu 0x%08x",
+			       (long long)rs->t.ppl_offset,
+			       (unsigned long long)rs->t.ppl_size,
+			       rs->t.ppl_signature);
 		DMEMIT(" %u %d", rs->t.nr_devs, rs->t.dev_to_init);
 		for (i = 0; i < rs->t.nr_devs; i++)
 			if (member_missing(rs, i))
@@ -1143,8 +1192,8 @@ static void raid45_postsuspend(struct dm_target *ti)
 
 	if (rs->suspend_killed)
 		return;
-	/* no member I/O outlives a suspend (raid5/stripe.c) */
-	if (r45_wait_rewrites(rs->array)) {
+	/* no member I/O outlives a suspend (raid5/stripe.c, ppl.c) */
+	if (r45_wait_rewrites(rs->array) || r45_ppl_quiesce(rs->array)) {
 		suspend_killed(rs, "postsuspend");
 		r45_array_resume(rs->array);
 		return;
@@ -1234,6 +1283,14 @@ static void raid45_resume(struct dm_target *ti)
 		if (rs->read_only && rs->log_dev)
 			r45_rolog_load(rs->array, rs->log_dev->bdev,
 				       rs->log_sync);
+		/*
+		 * The partial parity log replayed before any I/O, and emptied
+		 * (a new table starts its generations again).  After a reload
+		 * it replays the predecessor's last log writes, whose stripes
+		 * are on the members already: the same parity again.
+		 */
+		if (rs->array->ppl)
+			r45_ppl_replay(rs->array);
 		if (rs->t.dev_to_init >= 0)
 			r45_sync_out_of_sync(rs->array);
 		mutex_lock(&raid45_list_lock);

@@ -22,6 +22,7 @@
 
 struct dm_region_hash;
 struct task_struct;
+struct r45_ppl;
 
 #define R45_STRIPE_SECTORS	8	/* one page per member per stripe */
 #define R45_STRIPE_BYTES	(R45_STRIPE_SECTORS << SECTOR_SHIFT)
@@ -237,11 +238,15 @@ struct r45_array {
 	atomic_t members_flushing;
 	struct completion members_flushed;
 	struct r45_stats stats;
+
+	/* partial parity log (raid5/ppl.c), or NULL */
+	bool has_ppl;			/* stripes carry a partial parity page */
+	struct r45_ppl *ppl;
 };
 
 /* md-compat/array.c */
 struct r45_array *r45_array_create(const struct r45_geom *geom,
-				   unsigned int nr_stripes,
+				   unsigned int nr_stripes, bool ppl,
 				   void (*event_fn)(void *), void *ctx);
 void r45_array_destroy(struct r45_array *a);
 void r45_array_fail_member(struct r45_array *a, unsigned int idx);
@@ -311,6 +316,13 @@ void r45_count_done(struct r45_array *a, atomic_t *count);
 void r45_wait_count(struct r45_array *a, atomic_t *count);
 int r45_wait_count_killable(struct r45_array *a, atomic_t *count);
 void r45_sync_stripe(struct r45_array *a, sector_t sector, int action);
+
+/* raid5/ppl.c */
+int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
+		 u32 signature);
+void r45_ppl_exit(struct r45_array *a);
+int r45_ppl_replay(struct r45_array *a);
+int r45_ppl_quiesce(struct r45_array *a);
 
 /* raid5/parity.c */
 void r45_compute_parity(const struct r45_geom *g,

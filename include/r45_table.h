@@ -37,6 +37,10 @@ struct r45_table {
 
 	/* [ext] options before <#raid_devs> (see parse_options) */
 	bool start_dirty_degraded;
+	bool ppl;			/* ppl <offset> <size> <signature> */
+	s64 ppl_offset;			/* sectors from each member's data */
+	u64 ppl_size;			/* sectors */
+	u32 ppl_signature;
 
 	/* <#raid_devs> <dev_to_init> <dev_path> <offset>... */
 	unsigned int nr_devs;

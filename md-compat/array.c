@@ -46,7 +46,7 @@ static const struct r45_engine_ops r45_glue_ops = {
 };
 
 struct r45_array *r45_array_create(const struct r45_geom *geom,
-				   unsigned int nr_stripes,
+				   unsigned int nr_stripes, bool ppl,
 				   void (*event_fn)(void *), void *ctx)
 {
 	struct r45_array *a;
@@ -56,6 +56,7 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 	if (!a)
 		return NULL;
 	a->geom = *geom;
+	a->has_ppl = ppl;
 	a->array_sectors = geom->dev_sectors * geom->data_disks;
 	a->event_fn = event_fn;
 	a->event_ctx = ctx;
@@ -101,6 +102,8 @@ void r45_array_destroy(struct r45_array *a)
 	r45_plug_stop(a);
 	/* retried reads need the stripe cache: they go first */
 	destroy_workqueue(a->submit_wq);
+	/* the log's last flushes end before the members are let go */
+	r45_ppl_exit(a);
 	if (!r45_cache_exit(a)) {
 		/*
 		 * A stripe still in use (r45_cache_exit warned): the array is

@@ -56,11 +56,17 @@ static struct r45_stripe *alloc_stripe(struct r45_array *a, gfp_t gfp)
 		INIT_LIST_HEAD(&dev->batch);
 		dev->sh = sh;
 	}
+	if (a->has_ppl) {
+		sh->pp = alloc_page(gfp);
+		if (!sh->pp)
+			goto fail;
+	}
 	sh->a = a;
 	spin_lock_init(&sh->lock);
 	INIT_HLIST_NODE(&sh->hash);
 	INIT_LIST_HEAD(&sh->lru);
 	INIT_LIST_HEAD(&sh->ready);
+	INIT_LIST_HEAD(&sh->ppl_node);
 	return sh;
 fail:
 	while (i--)
@@ -76,6 +82,8 @@ static void free_stripe(struct r45_array *a, struct r45_stripe *sh)
 
 	for (i = 0; i < a->geom.raid_disks; i++)
 		__free_page(sh->dev[i].page);
+	if (sh->pp)
+		__free_page(sh->pp);
 	kfree(sh->bios);
 	kfree(sh);
 }
@@ -328,6 +336,13 @@ static void delay_stripe(struct r45_stripe *sh)
 		atomic64_inc(&a->stats.delayed);
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
+}
+
+/* A stripe parked by the partial parity log is handled again (ppl.c). */
+void r45_ppl_release(struct r45_stripe *sh)
+{
+	queue_stripe(sh);
+	put_stripe(sh);
 }
 
 void r45_release_delayed(struct r45_array *a)
@@ -1069,6 +1084,94 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 	return false;
 }
 
+/*
+ * The data blocks a write batch touches, as a range of data indices
+ * (array order) [*lo, *hi]; the partial parity log records a range, so
+ * untouched blocks inside it count as modified (ppl.c).
+ */
+static void ppl_range(struct r45_stripe *sh, unsigned long touched,
+		      unsigned int *lo, unsigned int *hi)
+{
+	unsigned int dd;
+
+	*lo = sh->a->geom.data_disks;
+	*hi = 0;
+	for (dd = 0; dd < sh->a->geom.data_disks; dd++)
+		if (touched & BIT(sh->map.data[dd])) {
+			*lo = min(*lo, dd);
+			*hi = dd;
+		}
+}
+
+/* The untouched data blocks inside the batch's range (read for RMW). */
+static unsigned long ppl_gap(struct r45_stripe *sh, unsigned long touched)
+{
+	unsigned long gap = 0;
+	unsigned int lo, hi, dd;
+
+	ppl_range(sh, touched, &lo, &hi);
+	for (dd = lo; dd <= hi && dd < sh->a->geom.data_disks; dd++)
+		gap |= BIT(sh->map.data[dd]);
+	return gap & ~touched;
+}
+
+/*
+ * The partial parity of a write batch, before it is applied (ppl.c): the
+ * xor of the data blocks outside its range, as they are.  Reconstruct-
+ * write has read every one of them; read-modify-write has P and the
+ * blocks inside the range (touched and gap), whose xor with P is the
+ * same.  A batch over every data block logs no partial parity.
+ */
+static void ppl_prepare(struct r45_stripe *sh, unsigned long touched,
+			bool rmw)
+{
+	const struct r45_geom *g = &sh->a->geom;
+	void *srcs[R45_MAX_DISKS], *pp = page_address(sh->pp);
+	unsigned int lo, hi, dd, n = 0;
+	u64 row = sh->sector >> g->chunk_shift;
+
+	ppl_range(sh, touched, &lo, &hi);
+	sh->ppl_blocks = hi - lo + 1;
+	sh->ppl_full = sh->ppl_blocks == g->data_disks;
+	sh->ppl_sector = ((row * g->data_disks + lo) << g->chunk_shift) +
+			 (sh->sector & (g->chunk_sectors - 1));
+	if (sh->ppl_full)
+		return;
+	if (rmw)
+		memcpy(pp, page_address(sh->dev[sh->map.pd].page), PAGE_SIZE);
+	else
+		memset(pp, 0, PAGE_SIZE);
+	for (dd = 0; dd < g->data_disks; dd++)
+		if ((dd >= lo && dd <= hi) == rmw)
+			srcs[n++] = page_address(sh->dev[sh->map.data[dd]].page);
+	r45_xor_into(pp, srcs, n);
+}
+
+/*
+ * A stripe parked by the partial parity log: still waiting (true), or
+ * logged (its batch goes to the members now), or to be logged again (it
+ * found no log write free).  False when nothing of that is the case.
+ */
+static bool ppl_resume(struct r45_stripe *sh, const struct stripe_ctx *c)
+{
+	bool go;
+
+	if (test_bit(R45_STRIPE_PPL_WAIT, &sh->state))
+		return true;
+	go = test_and_clear_bit(R45_STRIPE_PPL_GO, &sh->state);
+	if (test_and_clear_bit(R45_STRIPE_PPL_RETRY, &sh->state)) {
+		if (r45_ppl_log(sh))
+			return true;
+		go = true;	/* its parity member failed: not logged */
+	}
+	if (!go)
+		return false;
+	/* a member may have failed meanwhile: it is not written */
+	if (!submit_member_io(sh, sh->wmask & ~c->broken, sh->wop))
+		queue_stripe(sh);	/* nothing to write: finish next round */
+	return true;
+}
+
 static void handle_stripe(struct r45_stripe *sh)
 {
 	struct r45_array *a = sh->a;
@@ -1085,10 +1188,14 @@ static void handle_stripe(struct r45_stripe *sh)
 		return;
 	stripe_ctx_init(sh, &c);
 	dead = c.nfailed > g->parity_disks;
+	if (ppl_resume(sh, &c))
+		return;
 
 	if (test_bit(R45_STRIPE_WRITING, &sh->state)) {
 		if (retry_zeroes(sh))
 			return;
+		if (sh->ppl_io)
+			r45_ppl_written(sh);
 		finish_batch(sh, dead ? BLK_STS_IOERR : BLK_STS_OK);
 	}
 
@@ -1106,6 +1213,10 @@ static void handle_stripe(struct r45_stripe *sh)
 	if (touched) {
 		unsigned long rcw_need = c.data & ~full;
 		unsigned long rmw_need = touched | c.parity;
+
+		/* the log's range: what lies between two touched blocks */
+		if (a->ppl)
+			rmw_need |= ppl_gap(sh, touched);
 
 		/*
 		 * Read-modify-write (RAID6 too, where the raid6 library can
@@ -1173,6 +1284,8 @@ static void handle_stripe(struct r45_stripe *sh)
 	if (!touched)
 		return;
 
+	if (a->ppl)
+		ppl_prepare(sh, touched, rmw);
 	if (!rmw && write_in_place(sh, &c, full, reading))
 		atomic64_inc(&a->stats.in_place);
 	else
@@ -1192,6 +1305,13 @@ static void handle_stripe(struct r45_stripe *sh)
 		atomic64_inc(&a->stats.zeroed);
 	} else if (test_bit(R45_STRIPE_FUA, &sh->state)) {
 		op |= REQ_FUA;
+	}
+	/* the partial parity log first: the batch waits for its write */
+	if (a->ppl) {
+		sh->wmask = mask;
+		sh->wop = op;
+		if (r45_ppl_log(sh))
+			return;
 	}
 	/*
 	 * mask is never empty: the batch's members and parity less the

@@ -96,6 +96,9 @@ def table(missing=-1, force=False):
     w += ["1", str(CHUNK)]
     if force:
         w.append("start_dirty_degraded")
+    if PPL:
+        # the log in the 1 MiB before each member's data (offset 2048)
+        w += ["ppl", "-2040", "2040", "0x52343521"]
     w += [str(N), "-1"]
     for i in range(N):
         w += ["-", "-"] if i == missing else [node("d%d" % i), "2048"]

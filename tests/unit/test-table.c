@@ -141,6 +141,15 @@ static void test_valid(void)
 	      "RAID6 two missing: missing %#lx", t.missing);
 	CHECK(!parse("core 2 128 sync raid5_ls 0 4 -1 " D4, 3 * 64, &t, &err) &&
 	      !t.missing && !t.start_dirty_degraded, "no options: %s", err);
+	/* [ext] a partial parity log */
+	CHECK(!parse("core 2 64 nosync raid5_ls 1 64 ppl -4080 2048 0x8c1a9014 4 -1 " D4,
+		     3 * 64, &t, &err), "ppl: %s", err);
+	CHECK(t.ppl && t.ppl_offset == -4080 && t.ppl_size == 2048 &&
+	      t.ppl_signature == 0x8c1a9014, "ppl values");
+	CHECK(!parse("core 2 64 nosync raid4 1 64 ppl 128 16 7 locking none 4 -1 " D4,
+		     3 * 64, &t, &err) && t.ppl && t.ppl_offset == 128 &&
+	      t.ppl_signature == 7 && t.geom.raid4_parity == 3,
+	      "ppl on dmraid's raid4: %s", err);
 	/* dmraid's raid4 spelling with an option and a missing member */
 	CHECK(!parse("core 2 64 nosync raid4 1 64 start_dirty_degraded 4 -1 /dev/a 0 /dev/b 0 - - /dev/d 0",
 		     3 * 64, &t, &err) && t.geom.raid4_parity == 3 && t.missing == 4,
@@ -213,6 +222,12 @@ static void test_invalid(void)
 		{ "core 2 1024 nosync raid5_ls 1 64 4 0 - - /dev/b 0 /dev/c 0 /dev/d 0", 192, "The device to initialize is missing" },
 		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 - 0 /dev/b 0 /dev/c 0 /dev/d 0", 192, "A missing member is written" },
 		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/a - /dev/b 0 /dev/c 0 /dev/d 0", 192, "Invalid device offset" },
+		{ "core 2 1024 nosync raid6_zr 1 64 ppl -4080 2048 1 5 -1 " D4 " /dev/e 0", 192, "A partial parity log needs RAID4 or RAID5" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl -4080 2047 1 4 -1 " D4, 192, "Invalid ppl area" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl -4080 8 1 4 -1 " D4, 192, "Invalid ppl area" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl x 2048 1 4 -1 " D4, 192, "Invalid ppl parameters" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl 0 2048 0x100000000 4 -1 " D4, 192, "Invalid ppl parameters" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl 0 2048 1 ppl 0 2048 1 4 -1 " D4, 192, "Option given twice" },
 		{ "core 2 1024 nosync raid5_ls 1 64 2 -1 /dev/a 0 /dev/b 0", 192, "Invalid number of raid devices (RAID4/5" },
 		{ "core 2 1024 nosync raid5_ls 1 64 33 -1 " D4, 192, "Invalid number of raid devices (RAID4/5" },
 		{ "core 2 1024 nosync raid6_nc 1 64 3 -1 /dev/a 0 /dev/b 0 /dev/c 0", 192, "Invalid number of raid devices (RAID6" },
@@ -404,6 +419,9 @@ static void canonical(const struct r45_table *t, char *buf, size_t size)
 		sync_word[t->recovery_sync + 1], t->recovery_stripes);
 	if (t->start_dirty_degraded)
 		fprintf(f, " start_dirty_degraded");
+	if (t->ppl)
+		fprintf(f, " ppl %lld %llu 0x%08x", (long long)t->ppl_offset,
+			(unsigned long long)t->ppl_size, t->ppl_signature);
 	fprintf(f, " %u %d", t->nr_devs, t->dev_to_init);
 	for (i = 0; i < t->nr_devs; i++)
 		if (t->missing & (1UL << i))
@@ -438,7 +456,10 @@ static void check_canonical(const struct r45_table *t, sector_t len,
 	       c.recovery_sync == t->recovery_sync &&
 	       c.recovery_stripes == t->recovery_stripes &&
 	       c.missing == t->missing &&
-	       c.start_dirty_degraded == t->start_dirty_degraded;
+	       c.start_dirty_degraded == t->start_dirty_degraded &&
+	       c.ppl == t->ppl && c.ppl_offset == t->ppl_offset &&
+	       c.ppl_size == t->ppl_size &&
+	       c.ppl_signature == t->ppl_signature;
 	for (i = 0; same && i < t->nr_devs; i++)
 		same = c.offsets[i] == t->offsets[i] &&
 		       !strcmp(c.paths[i], t->paths[i]);
@@ -491,6 +512,7 @@ static void test_fuzz(unsigned int rounds)
 		"core 2 256 sync raid5_ra 2 64 32 locking none 4 1 " D4,
 		"disk 2 /dev/l 512 raid5_ls 1 64 start_dirty_degraded 4 -1 - - /dev/b 0 /dev/c 0 /dev/d 0",
 		"core 2 64 nosync raid6_zr 1 64 locking none start_dirty_degraded 5 -1 - - /dev/b 0 - - /dev/d 0 /dev/e 0",
+		"core 2 64 nosync raid5_la 1 64 ppl -4080 2048 0x12345678 4 -1 " D4,
 		"disk 3 /dev/l 512 sync raid6_nr 3 128 -1 64 4 3 " D4,
 		"core 2 64 sync raid4 1 64 4 -1 " D4,
 		"core 2 1024 nosync raid4 2 7 64 16 8 64 20 nosync 4 4 -1 " D4,
@@ -500,6 +522,7 @@ static void test_fuzz(unsigned int rounds)
 		"99999999999999999999", "abc", "sync", "nosync", "none",
 		"cluster", "raid4", "core", "disk", "7", "65536", "16384",
 		"0x10", "1e3", "-", "+8", "8\n", "locking", "start_dirty_degraded",
+		"ppl", "-4080", "2048",
 	};
 	unsigned int i, accepted = 0;
 	unsigned int seed = 4545;
