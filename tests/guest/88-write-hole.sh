@@ -14,17 +14,17 @@
 . "$(dirname "$0")/lib.sh"
 load_module
 points=${CRASH_POINTS:-20}
-run_case() { # <type> <members> <seed> [ppl]
-	make_ramdisks $(($2 + 1)) 4
-	python3 -u "$(dirname "$0")/crash-harness.py" "$1" "$2" "$points" "$3" ${4:-} \
+run_case() { # <mode> <type> <members> <seed>
+	make_ramdisks $(($3 + 1)) 8
+	python3 -u "$(dirname "$0")/crash-harness.py" "$1" "$2" "$3" "$points" "$4" \
 		>/tmp/ch.out 2>&1
 	rc=$?
 	cat /tmp/ch.out
-	[ $rc = 0 ] || die "$1 $*: $(tail -n 1 /tmp/ch.out)"
+	[ $rc = 0 ] || die "$*: $(tail -n 1 /tmp/ch.out)"
 	cleanup_all
 }
-run_case raid5_ls 4 1
-run_case raid6_zr 5 2
-run_case raid5_ls 4 3 ppl
-run_case raid4 4 4 ppl
+run_case raid45 raid5_ls 4 1
+run_case raid45 raid6_zr 5 2
+run_case ppl raid5_ls 4 3
+run_case ppl raid4 4 4
 echo "ok write hole: refused, forced without wrong blocks; with PPL accepted, nothing wrong"

@@ -3,7 +3,7 @@
 # front of every member's data: fio verify with mixed sizes (partial and
 # full stripes), the raw members' parity right, the status says "ppl",
 # the table prints the ppl words back and loads again, and the log area
-# holds md-format headers.
+# holds md-format headers.  Then md interoperation, both ways.
 . "$(dirname "$0")/lib.sh"
 load_module
 N=4
@@ -38,4 +38,20 @@ for i in $(seq 0 $((N - 1))); do
 		od -A n -t x4 -N 4 | tr -d ' ')
 	[ "$sig" = 0badcafe ] || die "member $i: PPL header signature $sig"
 done
-echo "ok PPL in use: $(cat /tmp/pc)"
+pc=$(cat /tmp/pc)
+cleanup_all
+
+# md's format both ways (crash-harness.py): raid45 crashes over an md
+# array's members with md's PPL area and md recovers from raid45's log
+# (md's check the parity oracle); md crashes and raid45, one member
+# missing, recovers from md's log.  MD_POINTS (default 5) each.
+for mode in md-verify md-crash; do
+	make_ramdisks 5 8
+	python3 -u "$(dirname "$0")/crash-harness.py" $mode raid5_ls 4 "${MD_POINTS:-5}" 7 \
+		>/tmp/ch.out 2>&1
+	rc=$?
+	cat /tmp/ch.out
+	[ $rc = 0 ] || die "$mode: $(tail -n 1 /tmp/ch.out)"
+	cleanup_all
+done
+echo "ok PPL in use: $pc; md reads raid45's log and raid45 md's"

@@ -1,40 +1,46 @@
 #!/usr/bin/python3
-"""crash-harness.py TYPE N POINTS SEED [ppl]: the write hole (issue 26).
+"""crash-harness.py MODE TYPE N POINTS SEED: the write hole (issue 26).
 
-A raid45 array of TYPE (raid5_ls, raid6_zr, raid4) over N members, each
-/dev/ramI behind two device-mapper layers: eI (linear, the "disk") and
-dI (dm-delay, writes held 40 ms * I), so that every member lands its own
-prefix of the writes in flight; the disk log on /dev/ram<N> likewise.
-The array is filled (generation 0 in every block), then POINTS times:
+Members are /dev/ramI behind two device-mapper layers: eI (linear: the
+"disk") and dI (dm-delay, writes held 40 ms * I once the array is
+filled), so that at a crash every member has landed its own prefix of
+the writes in flight; a disk log (raid45 only) sits on /dev/ram<N> the
+same way.  The array is filled (generation 0 in every 4 KiB block), then
+POINTS times:
 
-  1. 16 threads write random 4 KiB blocks (O_DIRECT), each block tagged
-     with its number and generation; a write is acknowledged when its
-     pwrite returns;
-  2. the crash: every eI, and the log's, becomes dm-error at one instant
-     (preloaded tables, resumed in a row): writes still held in a delay
-     are lost, per member;
-  3. the disks come back (linear again) and the array is activated with
-     one member missing ("- -"), chosen in turn;
-       without PPL, if the log holds regions the crash left dirty, the
-       activation must be refused; it is then forced
-       (start_dirty_degraded);
-       with PPL ("ppl" argument) it must be accepted;
-  4. every block is read: a block no write was in flight for at the crash
-     must hold its last acknowledged generation, or (forced only) fail
-     with EIO; a block with a write in flight may hold the generation
-     before or the one in flight (with PPL, anything: md's PPL does not
-     protect the written part of a stripe whose written member is lost),
-     or EIO; EIOs must equal the target's unsafe-read count; anything
-     else is a wrong block;
-  5. the array is activated whole again, resynced, and the blocks that
-     were in flight read to learn what landed.
+  1. 16 threads write random 4 KiB blocks (O_DIRECT), each tagged with
+     its block number and generation; a write is acknowledged when its
+     pwrite returns before the crash;
+  2. the crash: every eI becomes dm-error at one instant (preloaded
+     tables, resumed in a row): writes still held in a delay are lost,
+     per member;
+  3. the disks come back and the array is checked (MODE):
+       raid45     raid45 with member k % N missing ("- -"): a disk log
+                  that holds regions the crash left dirty makes the
+                  activation refused; it is then forced
+                  (start_dirty_degraded);
+       ppl        the same with a partial parity log: accepted;
+       md-verify  raid45 with md's PPL area wrote the crash; md
+                  assembles the members (marked dirty, so that it
+                  replays the log) and md's check is the parity oracle;
+       md-crash   md wrote the crash; raid45 activates with member
+                  k % N missing and md's PPL area, and replays md's log;
+  4. every block is read: one with no write in flight at the crash must
+     hold its last acknowledged generation (or, forced, fail with EIO:
+     EIOs must equal the target's unsafe-read count); one with a write in
+     flight may hold the generation before or the one in flight, or
+     anything with a PPL (md's PPL does not protect the written part of
+     a stripe whose written member is lost);
+  5. the array is whole again and in sync, and the blocks that were in
+     flight are read to learn what landed.
 
-Prints one line per crash point and a summary; exits 1 on any wrong
-block or unexpected refusal/acceptance.
+Prints a line per crash point and a summary; exits 1 on any wrong block,
+unexpected refusal or acceptance, or md check mismatch.
 """
 import mmap
 import os
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -43,39 +49,50 @@ sys.dont_write_bytecode = True   # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from logwrites import DM  # noqa: E402
 
-TYPE, N, POINTS, SEED = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
-    int(sys.argv[4])
-PPL = len(sys.argv) > 5 and sys.argv[5] == "ppl"
+MODE, TYPE = sys.argv[1], sys.argv[2]
+N, POINTS, SEED = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+MD = MODE.startswith("md")
+PPL = MODE != "raid45"
 PARITY = 2 if TYPE.startswith("raid6") else 1
-MIB = 2                       # per member
-CHUNK = 8                     # sectors: a row of 4 KiB blocks
+DEV_SECTORS = 2 * 2048        # array data per member
+CHUNK = 8                     # sectors: one 4 KiB block per member
 REGION = 128                  # sectors of the array per region
 BS = 4096
-DEV_SECTORS = MIB * 2048
 ARRAY_SECTORS = DEV_SECTORS * (N - PARITY)
 NBLOCKS = ARRAY_SECTORS * 512 // BS
 ARRAY = "r45c"
+MDNAME = "/dev/md/r45md"
 dm = DM()
 rng = random.Random(SEED)
+# where the data starts on a member, and the PPL area: raid45's own
+# layout, or md's (read from its superblock: setup_md)
+layout = {"offset": 2048, "ppl": (-2040, 2040), "signature": 0x52343521,
+          "disk": 8 * 2048 if MD else 2048 + DEV_SECTORS}
 
 
 def node(name):
     return "/dev/mapper/" + name
 
 
+def sh(*cmd):
+    return subprocess.run(cmd, check=True, capture_output=True,
+                          text=True).stdout
+
+
 def disk_table(i, error=False):
-    dev = "/dev/ram%d" % i
+    size = str(layout["disk"] if i < N else 2048 + DEV_SECTORS)
     if error:
-        return ["0", str(DEV_SECTORS + 2048), "error"]
-    return ["0", str(DEV_SECTORS + 2048), "linear", dev, "0"]
+        return ["0", size, "error"]
+    return ["0", size, "linear", "/dev/ram%d" % i, "0"]
 
 
 def delay_table(i, delay):
-    return ["0", str(DEV_SECTORS + 2048), "delay", node("e%d" % i), "0", "0",
-            node("e%d" % i), "0", str(delay)]
+    size = str(layout["disk"] if i < N else 2048 + DEV_SECTORS)
+    return ["0", size, "delay", node("e%d" % i), "0", "0", node("e%d" % i),
+            "0", str(delay)]
 
 
-def setup():
+def setup_rig():
     for i in range(N + 1):
         dm.create("e%d" % i, disk_table(i))
         dm.create("d%d" % i, delay_table(i, 0))
@@ -88,21 +105,41 @@ def set_delays():
         dm.run("resume", "d%d" % i)
 
 
-def table(missing=-1, force=False):
-    w = ["0", str(ARRAY_SECTORS), "raid45", "disk", "2", node("d%d" % N),
-         str(REGION), TYPE]
+def members():
+    return [node("d%d" % i) for i in range(N)]
+
+
+# ---- raid45 ----
+
+def table(missing=-1, force=False, core=False):
+    if core:
+        w = ["0", str(ARRAY_SECTORS), "raid45", "core", "2", str(REGION),
+             "nosync"]
+    else:
+        w = ["0", str(ARRAY_SECTORS), "raid45", "disk", "2",
+             node("d%d" % N), str(REGION)]
+    w.append(TYPE)
     if TYPE == "raid4":
         w.append("-1")
     w += ["1", str(CHUNK)]
     if force:
         w.append("start_dirty_degraded")
     if PPL:
-        # the log in the 1 MiB before each member's data (offset 2048)
-        w += ["ppl", "-2040", "2040", "0x52343521"]
+        w += ["ppl", str(layout["ppl"][0]), str(layout["ppl"][1]),
+              "0x%08x" % layout["signature"]]
     w += [str(N), "-1"]
     for i in range(N):
-        w += ["-", "-"] if i == missing else [node("d%d" % i), "2048"]
+        w += ["-", "-"] if i == missing else [node("d%d" % i),
+                                              str(layout["offset"])]
     return w
+
+
+def try_create(words):
+    try:
+        dm.create(ARRAY, words)
+        return True
+    except OSError:
+        return False
 
 
 def status_words():
@@ -129,6 +166,70 @@ def wait_in_sync(limit=120):
         time.sleep(0.1)
 
 
+def raid45_whole():
+    """The array with every member, in sync (the log's dirty regions)."""
+    if not try_create(table(core=MODE == "md-crash")):
+        raise SystemExit("the whole array was refused")
+    wait_in_sync()
+    return node(ARRAY)
+
+
+# ---- md ----
+
+def setup_md():
+    """md's RAID5 with a PPL over the members; its layout read back."""
+    sh("mdadm", "--create", MDNAME, "--run", "--assume-clean", "-e", "1.2",
+       "-l", "5", "-n", str(N), "-c", str(CHUNK // 2), "--layout=ls",
+       "-z", str(DEV_SECTORS // 2), "--consistency-policy=ppl", *members())
+    ex = sh("mdadm", "-E", members()[0])
+    words = {}
+    for line in ex.splitlines():
+        k, _, v = line.partition(" : ")
+        words[k.strip()] = v.strip()
+    data = int(words["Data Offset"].split()[0])
+    sb = int(words["Super Offset"].split()[0])
+    ppl = words["PPL"].split()         # "2048 sectors at offset 8 ..."
+    size, off = int(ppl[0]), int(ppl[4])
+    layout["offset"] = data
+    layout["ppl"] = (sb + off - data, size)
+    # the signature of the header md wrote when it started
+    with open(members()[0], "rb") as f:
+        f.seek((sb + off) * 512 + 512)
+        layout["signature"] = int.from_bytes(f.read(4), "little")
+    sh("mdadm", "--stop", MDNAME)
+
+
+def md_assemble(dirty):
+    """md over the members; dirty: its log is replayed (--update=resync)."""
+    cmd = ["mdadm", "--assemble", MDNAME, "--run"]
+    if dirty:
+        cmd.append("--update=resync")
+    sh(*cmd, *members())
+    dev = os.path.realpath(MDNAME)
+    sysfs = "/sys/block/%s/md/" % os.path.basename(dev)
+    return dev, sysfs
+
+
+def md_idle(sysfs, limit=120):
+    """md in sync (a resync it starts after assembly is done) and idle."""
+    end = time.time() + limit
+    while open(sysfs + "resync_start").read().strip() != "none" or \
+            open(sysfs + "sync_action").read().strip() != "idle":
+        if time.time() > end:
+            raise SystemExit("md not in sync")
+        time.sleep(0.1)
+
+
+def md_check(sysfs):
+    with open(sysfs + "sync_action", "w") as f:
+        f.write("check")
+    time.sleep(0.2)
+    md_idle(sysfs)
+    return int(open(sysfs + "mismatch_cnt").read())
+
+
+# ---- the workload ----
+
 def content(b, g):
     word = b"block %08d generation %08d " % (b, g)
     return (word * (BS // len(word) + 1))[:BS]
@@ -150,16 +251,16 @@ def aligned():
 
 
 acked = [0] * NBLOCKS          # last acknowledged generation
-inflight = {}                  # block -> set of generations in flight
+inflight = {}                  # block -> generations in flight
 gen = [0] * NBLOCKS
 lock = threading.Lock()
 crashed = threading.Event()
 errors = []
 
 
-def writer(seed):
+def writer(dev, seed):
     r = random.Random(seed)
-    fd = os.open(node(ARRAY), os.O_WRONLY | os.O_DIRECT)
+    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
     buf = aligned()
     try:
         while not crashed.is_set():
@@ -188,8 +289,8 @@ def writer(seed):
         os.close(fd)
 
 
-def fill():
-    fd = os.open(node(ARRAY), os.O_WRONLY | os.O_DIRECT)
+def fill(dev):
+    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
     buf = aligned()
     for b in range(NBLOCKS):
         buf[:] = content(b, 0)
@@ -208,22 +309,19 @@ def crash():
 
 
 def restore():
+    """The disks back: nothing a delay still holds may land on them."""
+    for i in range(N + 1):
+        # a suspend of the delay sends what it holds on to the dm-error
+        dm.run("suspend", "d%d" % i)
+        dm.run("resume", "d%d" % i)
     for i in range(N + 1):
         dm.run("load", "e%d" % i, *disk_table(i))
         dm.run("resume", "e%d" % i)
 
 
-def try_create(words):
-    try:
-        dm.create(ARRAY, words)
-        return True
-    except OSError:
-        return False
-
-
-def check_blocks(forced):
+def check_blocks(dev, forced):
     """Read every block; returns (wrong, eio) lists."""
-    fd = os.open(node(ARRAY), os.O_RDONLY | os.O_DIRECT)
+    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
     buf = aligned()
     wrong, eio = [], []
     for b in range(NBLOCKS):
@@ -241,100 +339,139 @@ def check_blocks(forced):
         elif got != (b, acked[b]):
             wrong.append((b, "acked", acked[b], got))
     os.close(fd)
-    if eio and not forced and not PPL:
-        wrong += [(b, "EIO without force") for b in eio]
+    if eio and not forced:
+        wrong += [(b, "EIO") for b in eio]
     return wrong, eio
 
 
-def learn_inflight():
+def learn_inflight(dev):
     """With every member back and in sync: what the writes in flight left."""
-    fd = os.open(node(ARRAY), os.O_RDONLY | os.O_DIRECT)
+    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
     buf = aligned()
     for b in list(inflight):
         os.preadv(fd, [buf], b * BS)
         got = parse(buf)
         if not got or got[0] != b or \
            (got[1] != acked[b] and got[1] not in inflight[b]):
-            raise SystemExit("block %d after the resync: %r (acked %d, in "
+            raise SystemExit("block %d whole again: %r (acked %d, in "
                              "flight %r)" % (b, got, acked[b], inflight[b]))
         acked[b] = got[1]
     os.close(fd)
     inflight.clear()
 
 
-def point(k):
-    t0 = time.time()
-    threads = [threading.Thread(target=writer, args=(SEED * 100 + k * 20 + t,))
+def burst(dev, k):
+    """Writes, then the crash; the writers end when the array lets them."""
+    threads = [threading.Thread(target=writer,
+                                args=(dev, SEED * 100 + k * 20 + t))
                for t in range(16)]
     crashed.clear()
     for t in threads:
         t.start()
     time.sleep(rng.uniform(0.3, 1.0))
     crash()
-    # held writes (members failed) go on at the suspend, and fail
-    dm.run("suspend", ARRAY)
-    for t in threads:
-        t.join()
-    t1 = time.time()
+    return threads
+
+
+def point(k, dev):
+    """One crash point; returns (wrong, refused, eio, note, next device)."""
+    threads = burst(dev, k)
+    if MD and MODE == "md-crash":
+        for t in threads:
+            t.join()
+        sh("mdadm", "--stop", MDNAME)
+    else:
+        # held writes (members failed) go on at the suspend, and fail
+        dm.run("suspend", ARRAY)
+        for t in threads:
+            t.join()
+        dm.remove(ARRAY)
     if errors:
         raise SystemExit("point %d: %s" % (k, errors[0]))
-    dm.remove(ARRAY)
     restore()
-    missing = k % N
+    if MD:
+        state = [l.split(":", 1)[1].strip() for l in
+                 sh("mdadm", "-E", members()[1]).splitlines()
+                 if l.strip().startswith("State :")]
+        print("   md's superblock after the crash: %s" % state)
     n_inflight = len(inflight)
-    refused = not try_create(table(missing))
-    forced = False
-    if refused:
-        if PPL:
-            raise SystemExit("point %d: activation with PPL refused" % k)
-        forced = True
-        if not try_create(table(missing, force=True)):
-            raise SystemExit("point %d: forced activation refused" % k)
-    t2 = time.time()
-    wrong, eio = check_blocks(forced)
-    t3 = time.time()
-    unsafe = int(ext(status_words(), 6))
-    dm.remove(ARRAY)
-    print("point %2d: member %d missing, %d writes in flight, %s, %d EIO "
-          "(unsafe reads %d), %d wrong" %
-          (k, missing, n_inflight,
-           "refused then forced" if refused else "accepted", len(eio),
-           unsafe, len(wrong)))
+    missing = k % N
+    refused = forced = False
+    note = ""
+    if MODE == "md-verify":
+        dev, sysfs = md_assemble(dirty=True)
+        # md replayed the log and called the array clean, or found no
+        # entry and resyncs (then its check proves nothing of the log)
+        rs = open(sysfs + "resync_start").read().strip()
+        note = "md " + ("replayed" if rs == "none" else "resynced")
+        md_idle(sysfs)
+        wrong, eio = check_blocks(dev, False)
+        mm = md_check(sysfs)
+        if mm:
+            wrong.append(("md check", mm))
+        note += ", md check %d mismatches" % mm
+        unsafe = len(eio)
+    else:
+        core = MODE == "md-crash"
+        if not try_create(table(missing, core=core)):
+            if PPL:
+                raise SystemExit("point %d: activation with PPL refused" % k)
+            refused = forced = True
+            if not try_create(table(missing, force=True)):
+                raise SystemExit("point %d: forced activation refused" % k)
+        note = "member %d missing, %s" % (
+            missing, "refused then forced" if refused else "accepted")
+        wrong, eio = check_blocks(node(ARRAY), forced)
+        unsafe = int(ext(status_words(), 6))
+        dm.remove(ARRAY)
+    print("point %2d: %d writes in flight, %s, %d EIO (unsafe reads %d), "
+          "%d wrong" % (k, n_inflight, note, len(eio), unsafe, len(wrong)))
     for w in wrong[:10]:
         print("   wrong:", w)
     if len(eio) != unsafe:
         wrong.append(("EIO count %d, unsafe reads %d" % (len(eio), unsafe),))
-    # whole again: the crash's dirty regions resync; learn what landed
-    if not try_create(table()):
-        raise SystemExit("point %d: whole array refused" % k)
-    t4 = time.time()
-    wait_in_sync()
-    learn_inflight()
-    if os.environ.get("CRASH_TIMES"):
-        print("   times: writes+crash %.1f, activation %.1f, check %.1f, "
-              "whole %.1f, resync %.1f" % (t1 - t0, t2 - t1, t3 - t2, t4 - t3,
-                                           time.time() - t4))
-    return len(wrong), refused, len(eio)
+    # whole again: learn what landed, for the next point
+    if MODE == "md-crash":
+        dev, sysfs = md_assemble(dirty=False)
+        rs = open(sysfs + "resync_start").read().strip()
+        md_idle(sysfs)
+        mm = md_check(sysfs)
+        print("   md assembled after it (resync_start %s), then its check: "
+              "%d mismatches" % (rs, mm))
+    elif MODE == "md-verify":
+        learn_inflight(dev)
+        sh("mdadm", "--stop", MDNAME)
+        return len(wrong), refused, len(eio), raid45_whole()
+    else:
+        dev = raid45_whole()
+    learn_inflight(dev)
+    return len(wrong), refused, len(eio), dev
 
 
 def main():
-    setup()
-    # a fresh disk log (zeroed): the first activation resyncs everything
-    if not try_create(table()):
-        raise SystemExit("create refused")
-    wait_in_sync()
-    fill()
+    setup_rig()
+    if MD:
+        setup_md()
+    if MODE == "md-crash":
+        dev, _ = md_assemble(dirty=False)
+    else:
+        # a fresh disk log (zeroed): the first activation resyncs it all
+        dev = raid45_whole()
+    fill(dev)
     set_delays()
     total_wrong = refusals = eios = 0
     for k in range(POINTS):
-        w, r, e = point(k)
+        w, r, e, dev = point(k, dev)
         total_wrong += w
         refusals += r
         eios += e
-    dm.remove(ARRAY)
-    print("%s%s: %d crash points, %d refused activations, %d EIO blocks, "
-          "%d wrong blocks" % (TYPE, " with PPL" if PPL else "", POINTS,
-                               refusals, eios, total_wrong))
+    if MODE == "md-crash":
+        sh("mdadm", "--stop", MDNAME)
+    else:
+        dm.remove(ARRAY)
+    print("%s %s: %d crash points, %d refused activations, %d EIO blocks, "
+          "%d wrong blocks" % (MODE, TYPE, POINTS, refusals, eios,
+                               total_wrong))
     sys.exit(1 if total_wrong else 0)
 
 
