@@ -16,6 +16,7 @@
 #include <linux/device-mapper.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/bitops.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "r45_table.h"
@@ -187,19 +188,91 @@ static int parse_raid_params(struct r45_table *t, struct dm_arg_set *as,
 	return 0;
 }
 
-static int parse_locking(struct dm_arg_set *as, char **error)
+/*
+ * The words that may stand between the raid parameters and #raid_devs,
+ * in any order, each once: "locking none" (the interface's), and [ext]
+ * "start_dirty_degraded" (activate although a crash left regions out of
+ * sync and a member is missing: dm-raid456.c).  How many words option
+ * @word takes, or 0 if it is none.
+ */
+static unsigned int option_words(const char *word)
 {
+	if (!strcmp(word, "locking"))
+		return 2;
+	if (!strcmp(word, "start_dirty_degraded"))
+		return 1;
+	if (!strcmp(word, "ppl"))
+		return 4;
+	return 0;
+}
+
+/*
+ * [ext] "ppl <offset> <size> <signature>": a partial parity log on every
+ * member (raid5/ppl.c), <size> sectors at <offset> sectors from where the
+ * member's data starts (negative: before it, as md's native superblock
+ * puts it; IMSM puts it after the data), headers signed <signature> (md
+ * native: ~crc32c of the array's UUID; IMSM: the family number).
+ */
+static int parse_ppl(struct r45_table *t, struct dm_arg_set *as,
+		     char **error)
+{
+	const char *off = dm_shift_arg(as), *size = dm_shift_arg(as);
+	const char *sig = dm_shift_arg(as);
+	long long o;
+	unsigned long long sz;
+
+	if (!sig || kstrtoll(off, 10, &o) || kstrtoull(size, 10, &sz) ||
+	    kstrtou32(sig, 0, &t->ppl_signature)) {
+		*error = "Invalid ppl parameters (<offset> <size> <signature>)";
+		return -EINVAL;
+	}
+	/* a header and at least one page of partial parity, whole pages */
+	if (sz < 16 || sz & 7 || sz > (1ULL << 32) || o < -(1LL << 40) ||
+	    o > (1LL << 40)) {
+		*error = "Invalid ppl area (size: a multiple of 8 sectors, at least 16)";
+		return -EINVAL;
+	}
+	t->ppl = true;
+	t->ppl_offset = o;
+	t->ppl_size = sz;
+	return 0;
+}
+
+static int parse_options(struct r45_table *t, struct dm_arg_set *as,
+			 char **error)
+{
+	bool locking = false;
 	const char *word;
 
-	if (!as->argc || strcmp(as->argv[0], "locking"))
-		return 0;
-	dm_consume_args(as, 1);
-	word = dm_shift_arg(as);
-	if (word && !strcmp(word, "none"))
-		return 0;
-	*error = word && !strcmp(word, "cluster") ?
-		 "Cluster locking is not supported" :
-		 "Invalid locking type (only none)";
+	while (as->argc && option_words(as->argv[0])) {
+		word = dm_shift_arg(as);
+		if (!strcmp(word, "start_dirty_degraded")) {
+			if (t->start_dirty_degraded)
+				goto twice;
+			t->start_dirty_degraded = true;
+			continue;
+		}
+		if (!strcmp(word, "ppl")) {
+			if (t->ppl)
+				goto twice;
+			if (parse_ppl(t, as, error))
+				return -EINVAL;
+			continue;
+		}
+		if (locking)
+			goto twice;
+		locking = true;
+		word = dm_shift_arg(as);
+		if (word && !strcmp(word, "none"))
+			continue;
+		*error = word && !strcmp(word, "cluster") ?
+			 "Cluster locking is not supported" :
+			 "Invalid locking type (only none)";
+		return -EINVAL;
+	}
+	return 0;
+twice:
+	*error = "Option given twice";
 	return -EINVAL;
 }
 
@@ -228,14 +301,34 @@ static int parse_devices(struct r45_table *t, struct dm_arg_set *as,
 	}
 	for (i = 0; i < t->nr_devs; i++) {
 		unsigned long long off;
+		const char *o;
 
 		t->paths[i] = dm_shift_arg(as);
-		if (kstrtoull(dm_shift_arg(as), 10, &off) ||
-		    off > (sector_t)-1 / 2) {
+		o = dm_shift_arg(as);
+		/* [ext] "- -": the member is missing (dm-raid's spelling) */
+		if (!strcmp(t->paths[i], "-")) {
+			if (strcmp(o, "-")) {
+				*error = "A missing member is written \"- -\"";
+				return -EINVAL;
+			}
+			t->missing |= 1UL << i;
+			t->offsets[i] = 0;
+			continue;
+		}
+		if (kstrtoull(o, 10, &off) || off > (sector_t)-1 / 2) {
 			*error = "Invalid device offset";
 			return -EINVAL;
 		}
 		t->offsets[i] = off;
+	}
+	if (hweight_long(t->missing) >
+	    (unsigned int)r45_type_parity_disks(type)) {
+		*error = "More members missing than the RAID type has parity";
+		return -EINVAL;
+	}
+	if (t->dev_to_init >= 0 && t->missing & (1UL << t->dev_to_init)) {
+		*error = "The device to initialize is missing";
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -284,12 +377,19 @@ static int parse_rest(struct r45_table *t, struct dm_arg_set as, int type,
 	unsigned int chunk;
 
 	t->nr_devs = 0;
+	t->missing = 0;
+	t->start_dirty_degraded = false;
+	t->ppl = false;
 	memset(t->paths, 0, sizeof(t->paths));
 	if (parse_raid_params(t, &as, &chunk, error) ||
-	    parse_locking(&as, error) ||
+	    parse_options(t, &as, error) ||
 	    parse_devices(t, &as, type, error) ||
 	    set_geometry(t, type, parity, chunk, len, error))
 		return -EINVAL;
+	if (t->ppl && r45_type_parity_disks(type) != 1) {
+		*error = "A partial parity log needs RAID4 or RAID5";
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -316,8 +416,9 @@ static bool raid4_shape_fits(struct dm_arg_set as, bool with_index)
 	if (as.argc < n + 1)
 		return false;
 	dm_consume_args(&as, n + 1);
-	if (as.argc >= 2 && !strcmp(as.argv[0], "locking"))
-		dm_consume_args(&as, 2);
+	while (as.argc && option_words(as.argv[0]) &&
+	       as.argc >= option_words(as.argv[0]))
+		dm_consume_args(&as, option_words(as.argv[0]));
 	if (!as.argc || kstrtouint(as.argv[0], 10, &n) || n > R45_MAX_DISKS)
 		return false;
 	return as.argc == 2 + 2 * n;

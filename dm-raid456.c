@@ -25,8 +25,9 @@ struct raid45 {
 	bool log_owned;			/* by the array's region hash */
 	int log_sync;			/* the log's sync word as created */
 	bool read_only;			/* a read-only table: writes nothing */
-	struct dm_dev *ro_log_dev;	/* a read-only table's disk log
-					 * device (its log is a core log) */
+	struct dm_dev *log_dev;		/* a disk log's device, read here: for
+					 * a crash's record at activation, and
+					 * as a read-only table's whole log */
 	bool statistics;
 	bool overwrite;
 	bool discard;			/* discards taken: see cut_discard */
@@ -79,8 +80,8 @@ static void raid45_free(struct raid45 *rs)
 		r45_array_destroy(rs->array);
 	if (rs->log && !rs->log_owned)
 		dm_dirty_log_destroy(rs->log);
-	if (rs->ro_log_dev)
-		dm_put_device(rs->ti, rs->ro_log_dev);
+	if (rs->log_dev)
+		dm_put_device(rs->ti, rs->log_dev);
 	for (i = 0; i < rs->t.nr_devs; i++)
 		if (rs->devs[i])
 			dm_put_device(rs->ti, rs->devs[i]);
@@ -176,6 +177,16 @@ static int create_log(struct raid45 *rs, char **error)
 	/* the flush callback finds rs through ti->private (ctr sets it
 	 * again at its end); rs->array is NULL until the array exists */
 	rs->ti->private = rs;
+	if (t->disk_log) {
+		int r = dm_get_device(rs->ti, t->log_argv[0],
+				      dm_table_get_mode(rs->ti->table),
+				      &rs->log_dev);
+
+		if (r) {
+			*error = "Cannot open the log device";
+			return r;
+		}
+	}
 	if (rs->read_only && t->disk_log) {
 		/*
 		 * dm-log's disk log writes its device at every resume: a
@@ -183,14 +194,6 @@ static int create_log(struct raid45 *rs, char **error)
 		 * the disk log's bits at the first resume (md-compat/rolog.c),
 		 * and prints the disk log's words (raid45_status).
 		 */
-		int r = dm_get_device(rs->ti, t->log_argv[0],
-				      dm_table_get_mode(rs->ti->table),
-				      &rs->ro_log_dev);
-
-		if (r) {
-			*error = "Cannot open the log device";
-			return r;
-		}
 		args[0] = t->log_argv[1];
 		args[1] = "nosync";
 		rs->log = dm_dirty_log_create("core", rs->ti, NULL, 2, args);
@@ -209,6 +212,46 @@ static int create_log(struct raid45 *rs, char **error)
 	return 0;
 }
 
+/* [ext] A member the table names as "- -": missing, failed from the start. */
+static bool member_missing(struct raid45 *rs, unsigned int i)
+{
+	return rs->t.missing & BIT(i);
+}
+
+/* A member's name in status and table lines: maj:min, or "-" if missing. */
+static const char *member_name(struct raid45 *rs, unsigned int i)
+{
+	return rs->devs[i] ? rs->devs[i]->name : "-";
+}
+
+/*
+ * A member's partial parity log area: on the device, whole, clear of the
+ * data, and the log's entries count 512-byte sectors (md's native
+ * format), which members with larger blocks cannot take.
+ */
+static int check_ppl_area(struct raid45 *rs, unsigned int i, unsigned int lbs,
+			  char **error)
+{
+	struct r45_table *t = &rs->t;
+	s64 start = (s64)t->offsets[i] + t->ppl_offset;
+	s64 end = start + (s64)t->ppl_size;
+	s64 data = t->offsets[i], data_end = data + t->geom.dev_sectors;
+
+	if (lbs != SECTOR_SIZE) {
+		*error = "A partial parity log needs members with 512-byte logical blocks";
+		return -EINVAL;
+	}
+	if (start < 0 || end > (s64)bdev_nr_sectors(rs->devs[i]->bdev)) {
+		*error = "Partial parity log area outside the member";
+		return -EINVAL;
+	}
+	if (start < data_end && end > data) {
+		*error = "Partial parity log area overlaps the member's data";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Open the members; the same device twice is refused. */
 static int get_devices(struct raid45 *rs, char **error)
 {
@@ -217,6 +260,8 @@ static int get_devices(struct raid45 *rs, char **error)
 	int r;
 
 	for (i = 0; i < t->nr_devs; i++) {
+		if (member_missing(rs, i))
+			continue;
 		r = dm_get_device(rs->ti, t->paths[i],
 				  dm_table_get_mode(rs->ti->table), &rs->devs[i]);
 		if (r) {
@@ -224,7 +269,7 @@ static int get_devices(struct raid45 *rs, char **error)
 			return r;
 		}
 		for (j = 0; j < i; j++)
-			if (rs->devs[j]->bdev == rs->devs[i]->bdev) {
+			if (rs->devs[j] && rs->devs[j]->bdev == rs->devs[i]->bdev) {
 				*error = "Duplicate raid device";
 				return -EINVAL;
 			}
@@ -243,6 +288,11 @@ static int get_devices(struct raid45 *rs, char **error)
 			*error = "Device too small for target length and offset";
 			return -EINVAL;
 		}
+		if (t->ppl) {
+			r = check_ppl_area(rs, i, lbs, error);
+			if (r)
+				return r;
+		}
 	}
 	/*
 	 * See cut_discard.  Not with regions smaller than a row: every row
@@ -255,10 +305,76 @@ static int get_devices(struct raid45 *rs, char **error)
 		       t->region_size,
 		       t->geom.chunk_sectors * t->geom.data_disks);
 	for (i = 0; i < t->nr_devs; i++)
-		if (!bdev_write_zeroes_sectors(rs->devs[i]->bdev))
+		if (rs->devs[i] && !bdev_write_zeroes_sectors(rs->devs[i]->bdev))
 			rs->discard = false;
 	if (rs->read_only)
 		rs->discard = false;
+	return 0;
+}
+
+static struct raid45 *find_predecessor(struct raid45 *rs);
+
+/*
+ * md refuses to start a dirty degraded array (issue 26, the write hole):
+ * after a crash, a stripe that was being written may hold new data on
+ * some members and old on others, its parity matching neither, and a
+ * block of a missing member computed from it is wrong, silently.  The
+ * disk log tells which regions a crash left dirty: an activation (not a
+ * reload, whose predecessor knows better) with a valid disk log that
+ * calls regions dirty, and a member missing or to be rebuilt, is refused
+ * unless the table says start_dirty_degraded (logged as a warning).
+ * Either way those regions are untrusted (a->untrusted): no block is
+ * computed from their parity until a resync made them consistent, so a
+ * member that fails later, during the resync, loses nothing silently
+ * either.  A core log has no record of a crash: its sync word is the
+ * caller's word.  ti->error is printed by dm after the constructor
+ * returns, when nothing of ours is left: the message with its count is
+ * kept here (a concurrent refusal may overwrite it; it stays a string).
+ */
+static char dirty_degraded_error[224];
+
+static int check_dirty_degraded(struct raid45 *rs, char **error)
+{
+	struct r45_table *t = &rs->t;
+	struct r45_array *a = rs->array;
+	unsigned long long n;
+	struct raid45 *old;
+	int r;
+
+	/* the log's replay makes every interrupted stripe right again */
+	if (!t->disk_log || rs->log_sync != R45_SYNC_DEFAULT || rs->array->ppl)
+		return 0;
+	mutex_lock(&raid45_list_lock);
+	old = find_predecessor(rs);
+	mutex_unlock(&raid45_list_lock);
+	if (old)
+		return 0;
+	r = r45_disk_log_read(rs->log_dev->bdev, a->nr_regions, a->untrusted);
+	if (r < 0) {
+		*error = "Cannot allocate memory to read the disk log";
+		return r;
+	}
+	if (!r) {
+		/* a new log: a first activation, not a crash */
+		bitmap_zero(a->untrusted, a->nr_regions);
+		return 0;
+	}
+	n = bitmap_weight(a->untrusted, a->nr_regions);
+	if (!n || (!t->missing && t->dev_to_init < 0))
+		return 0;
+	if (!t->start_dirty_degraded) {
+		snprintf(dirty_degraded_error, sizeof(dirty_degraded_error),
+			 "%llu regions unsafe: out of sync after a crash with a member missing or to rebuild; add start_dirty_degraded before <#raid_devs> to activate anyway",
+			 n);
+		*error = dirty_degraded_error;
+		return -EINVAL;
+	}
+	if (t->dev_to_init >= 0)
+		DMWARN("start_dirty_degraded: %llu regions left out of sync by a crash: member %d is rebuilt there from parity that may be inconsistent",
+		       n, t->dev_to_init);
+	else
+		DMWARN("start_dirty_degraded: %llu regions left out of sync by a crash, with a member missing: blocks computed from their parity fail with I/O errors",
+		       n);
 	return 0;
 }
 
@@ -293,15 +409,27 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad;
 
-	rs->array = r45_array_create(&t->geom, t->stripes, raid45_event, rs);
+	rs->array = r45_array_create(&t->geom, t->stripes,
+				     t->ppl && !rs->read_only, raid45_event, rs);
 	if (!rs->array) {
 		ti->error = "Cannot allocate RAID array";
 		r = -ENOMEM;
 		goto bad;
 	}
 	for (i = 0; i < t->nr_devs; i++)
-		r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
-				     t->offsets[i]);
+		if (member_missing(rs, i))
+			r45_array_set_missing(rs->array, i);
+		else
+			r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
+					     t->offsets[i]);
+	if (t->ppl && !rs->read_only) {
+		r = r45_ppl_init(rs->array, t->ppl_offset, t->ppl_size,
+				 t->ppl_signature);
+		if (r) {
+			ti->error = "Cannot set up the partial parity log";
+			goto bad;
+		}
+	}
 	rs->array->zero_members = rs->discard;
 	rs->array->read_only = rs->read_only;
 	if (rs->read_only)
@@ -320,6 +448,9 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	rs->log_owned = true;
+	r = check_dirty_degraded(rs, &ti->error);
+	if (r)
+		goto bad;
 
 	/*
 	 * A bio never crosses a region (its write is counted in one); map
@@ -653,7 +784,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 	case STATUSTYPE_INFO:
 		DMEMIT("%u", rs->t.nr_devs);
 		for (i = 0; i < rs->t.nr_devs; i++)
-			DMEMIT(" %s", rs->devs[i]->name);
+			DMEMIT(" %s", member_name(rs, i));
 		DMEMIT(" 1 ");
 		for (i = 0; i < rs->t.nr_devs; i++) {
 			bool init = (int)i == READ_ONCE(a->recover_member);
@@ -668,8 +799,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       (unsigned long long)rs->log->type->get_sync_count(rs->log),
 		       (unsigned long long)dm_sector_div_up(ti->len,
 							    rs->t.region_size));
-		if (rs->ro_log_dev)	/* dm-log's words for its disk log */
-			DMEMIT("3 disk %s A", rs->ro_log_dev->name);
+		if (rs->read_only && rs->log_dev)	/* dm-log's words */
+			DMEMIT("3 disk %s A", rs->log_dev->name);
 		else
 			sz += rs->log->type->status(rs->log, type, result + sz,
 						    maxlen - sz);
@@ -678,13 +809,16 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		 * whether writes are held after a failure (until allow_writes),
 		 * member read errors rebuilt from parity and written back, and
 		 * regions out of sync while a member is failed: their data is
-		 * not protected (md's dirty-degraded array)
+		 * not protected (md's dirty-degraded array), and reads refused
+		 * rather than computed from parity a crash may have torn
 		 */
-		DMEMIT(" %s %lld %s %lld %llu", r45_sync_action_name(a),
+		DMEMIT(" %s %lld %s %lld %llu %lld %s", r45_sync_action_name(a),
 		       atomic64_read(&a->mismatches),
 		       held_word(rs),
 		       atomic64_read(&a->read_errors_fixed),
-		       (unsigned long long)r45_sync_unprotected_regions(a));
+		       (unsigned long long)r45_sync_unprotected_regions(a),
+		       atomic64_read(&a->unsafe_reads),
+		       a->ppl ? "ppl" : "-");
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
@@ -701,9 +835,9 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		break;
 	case STATUSTYPE_TABLE:
 		/* the log prints its own table words: "core 2 <rs> nosync " */
-		if (rs->ro_log_dev)
+		if (rs->read_only && rs->log_dev)
 			DMEMIT("disk %u %s %u %s", rs->log_sync ==
-			       R45_SYNC_DEFAULT ? 2 : 3, rs->ro_log_dev->name,
+			       R45_SYNC_DEFAULT ? 2 : 3, rs->log_dev->name,
 			       rs->t.region_size, rs->log_sync ==
 			       R45_SYNC_DEFAULT ? "" : sync_word(rs->log_sync));
 		else
@@ -714,14 +848,24 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %s", r45_type_name(rs->t.geom.type));
 		if (rs->t.geom.type == R45_RAID4)
 			DMEMIT(" %d", rs->t.geom.raid4_parity);
-		DMEMIT(" 7 %u %u %u %u %u %s %u %u %d",
+		DMEMIT(" 7 %u %u %u %u %u %s %u",
 		       rs->t.geom.chunk_sectors, a->max_stripes, rs->t.io_size,
 		       rs->t.recover_io_size, a->bandwidth,
-		       sync_word(rs->t.recovery_sync), rs->t.recovery_stripes,
-		       rs->t.nr_devs, rs->t.dev_to_init);
+		       sync_word(rs->t.recovery_sync), rs->t.recovery_stripes);
+		if (rs->t.start_dirty_degraded)
+			DMEMIT(" start_dirty_degraded");
+		if (rs->t.ppl)
+			DMEMIT(" ppl %lld %llu 0x%08x",
+			       (long long)rs->t.ppl_offset,
+			       (unsigned long long)rs->t.ppl_size,
+			       rs->t.ppl_signature);
+		DMEMIT(" %u %d", rs->t.nr_devs, rs->t.dev_to_init);
 		for (i = 0; i < rs->t.nr_devs; i++)
-			DMEMIT(" %s %llu", rs->devs[i]->name,
-			       (unsigned long long)rs->t.offsets[i]);
+			if (member_missing(rs, i))
+				DMEMIT(" - -");
+			else
+				DMEMIT(" %s %llu", member_name(rs, i),
+				       (unsigned long long)rs->t.offsets[i]);
 		break;
 	default:
 		result[0] = '\0';
@@ -952,8 +1096,9 @@ static int raid45_iterate_devices(struct dm_target *ti,
 	int r = 0;
 
 	for (i = 0; !r && i < rs->t.nr_devs; i++)
-		r = fn(ti, rs->devs[i], rs->t.offsets[i], rs->t.geom.dev_sectors,
-		       data);
+		if (rs->devs[i])
+			r = fn(ti, rs->devs[i], rs->t.offsets[i],
+			       rs->t.geom.dev_sectors, data);
 	return r;
 }
 
@@ -1047,8 +1192,8 @@ static void raid45_postsuspend(struct dm_target *ti)
 
 	if (rs->suspend_killed)
 		return;
-	/* no member I/O outlives a suspend (raid5/stripe.c) */
-	if (r45_wait_rewrites(rs->array)) {
+	/* no member I/O outlives a suspend (raid5/stripe.c, ppl.c) */
+	if (r45_wait_rewrites(rs->array) || r45_ppl_quiesce(rs->array)) {
 		suspend_killed(rs, "postsuspend");
 		r45_array_resume(rs->array);
 		return;
@@ -1098,7 +1243,8 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 	}
 
 	for (i = 0; i < rs->t.nr_devs; i++) {
-		if (rs->devs[i]->bdev != old->devs[i]->bdev ||
+		if (!rs->devs[i] || !old->devs[i] ||
+		    rs->devs[i]->bdev != old->devs[i]->bdev ||
 		    rs->t.offsets[i] != old->t.offsets[i]) {
 			same = false;
 			continue;
@@ -1134,9 +1280,17 @@ static void raid45_resume(struct dm_target *ti)
 		 * device too (a later resume reads the bits back from there),
 		 * until the rebuild, or the predecessor it takes over, got it.
 		 */
-		if (rs->ro_log_dev)
-			r45_rolog_load(rs->array, rs->ro_log_dev->bdev,
+		if (rs->read_only && rs->log_dev)
+			r45_rolog_load(rs->array, rs->log_dev->bdev,
 				       rs->log_sync);
+		/*
+		 * The partial parity log replayed before any I/O, and emptied
+		 * (a new table starts its generations again).  After a reload
+		 * it replays the predecessor's last log writes, whose stripes
+		 * are on the members already: the same parity again.
+		 */
+		if (rs->array->ppl)
+			r45_ppl_replay(rs->array);
 		if (rs->t.dev_to_init >= 0)
 			r45_sync_out_of_sync(rs->array);
 		mutex_lock(&raid45_list_lock);

@@ -22,6 +22,7 @@
 
 struct dm_region_hash;
 struct task_struct;
+struct r45_ppl;
 
 #define R45_STRIPE_SECTORS	8	/* one page per member per stripe */
 #define R45_STRIPE_BYTES	(R45_STRIPE_SECTORS << SECTOR_SHIFT)
@@ -107,6 +108,8 @@ struct r45_engine_ops {
 	bool (*plug_arm)(struct r45_array *a);
 	/* does parity match data on every stripe of this row (see sync.c)? */
 	bool (*row_in_sync)(struct r45_array *a, u64 row);
+	/* may a block be computed from this row's parity (see sync.c)? */
+	bool (*row_trusted)(struct r45_array *a, u64 row);
 };
 
 struct r45_stats {
@@ -174,6 +177,15 @@ struct r45_array {
 	 */
 	unsigned long *written_degraded;
 	unsigned long readd_ok;
+	/*
+	 * Regions whose parity a crash may have torn (issue 26): those a
+	 * valid disk log called dirty when the array was activated.  A
+	 * block computed from parity there is never served (EIO, counted
+	 * in unsafe_reads) until a resync made the region consistent,
+	 * which clears its bit.  sync.c, r45_sync_row_trusted.
+	 */
+	unsigned long *untrusted;
+	atomic64_t unsafe_reads;
 	struct workqueue_struct *log_wq; /* write_work, rh_work: not the
 					  * lanes' queue (see sync.c) */
 	/* member failures: count and decide in one step (array.c) */
@@ -226,15 +238,20 @@ struct r45_array {
 	atomic_t members_flushing;
 	struct completion members_flushed;
 	struct r45_stats stats;
+
+	/* partial parity log (raid5/ppl.c), or NULL */
+	bool has_ppl;			/* stripes carry a partial parity page */
+	struct r45_ppl *ppl;
 };
 
 /* md-compat/array.c */
 struct r45_array *r45_array_create(const struct r45_geom *geom,
-				   unsigned int nr_stripes,
+				   unsigned int nr_stripes, bool ppl,
 				   void (*event_fn)(void *), void *ctx);
 void r45_array_destroy(struct r45_array *a);
 void r45_array_fail_member(struct r45_array *a, unsigned int idx);
 void r45_array_readd_member(struct r45_array *a, unsigned int idx);
+void r45_array_set_missing(struct r45_array *a, unsigned int idx);
 bool r45_array_read_error(struct r45_array *a, unsigned int idx);
 unsigned int r45_array_nr_failed(struct r45_array *a);
 void r45_array_event(struct r45_array *a);
@@ -270,12 +287,15 @@ bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
 bool r45_sync_row_in_sync(struct r45_array *a, u64 row);
+bool r45_sync_row_trusted(struct r45_array *a, u64 row);
 void r45_sync_defer_nosync(struct r45_array *a, struct bio *bio);
 region_t r45_sync_unprotected_regions(struct r45_array *a);
 
 /* md-compat/rolog.c */
 void r45_rolog_load(struct r45_array *a, struct block_device *bdev,
 		    int sync);
+int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,
+		      unsigned long *dirty);
 
 /* md-compat/plug.c */
 void r45_plug_init(struct r45_array *a);
@@ -296,6 +316,13 @@ void r45_count_done(struct r45_array *a, atomic_t *count);
 void r45_wait_count(struct r45_array *a, atomic_t *count);
 int r45_wait_count_killable(struct r45_array *a, atomic_t *count);
 void r45_sync_stripe(struct r45_array *a, sector_t sector, int action);
+
+/* raid5/ppl.c */
+int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
+		 u32 signature);
+void r45_ppl_exit(struct r45_array *a);
+int r45_ppl_replay(struct r45_array *a);
+int r45_ppl_quiesce(struct r45_array *a);
 
 /* raid5/parity.c */
 void r45_compute_parity(const struct r45_geom *g,

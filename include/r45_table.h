@@ -35,11 +35,19 @@ struct r45_table {
 	int recovery_sync;		/* enum r45_sync_word */
 	unsigned int recovery_stripes;
 
+	/* [ext] options before <#raid_devs> (see parse_options) */
+	bool start_dirty_degraded;
+	bool ppl;			/* ppl <offset> <size> <signature> */
+	s64 ppl_offset;			/* sectors from each member's data */
+	u64 ppl_size;			/* sectors */
+	u32 ppl_signature;
+
 	/* <#raid_devs> <dev_to_init> <dev_path> <offset>... */
 	unsigned int nr_devs;
 	int dev_to_init;
-	const char *paths[R45_MAX_DISKS];	/* copies */
+	const char *paths[R45_MAX_DISKS];	/* copies; "-" if missing */
 	sector_t offsets[R45_MAX_DISKS];
+	unsigned long missing;		/* [ext] members given as "- -" */
 
 	char *strings;			/* one allocation: the copies above */
 

@@ -15,6 +15,7 @@
 typedef uint64_t sector_t;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 {
 	*remainder = dividend % divisor;

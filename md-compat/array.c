@@ -42,10 +42,11 @@ static const struct r45_engine_ops r45_glue_ops = {
 	.sync_done = r45_sync_done,
 	.plug_arm = r45_plug_arm,
 	.row_in_sync = r45_sync_row_in_sync,
+	.row_trusted = r45_sync_row_trusted,
 };
 
 struct r45_array *r45_array_create(const struct r45_geom *geom,
-				   unsigned int nr_stripes,
+				   unsigned int nr_stripes, bool ppl,
 				   void (*event_fn)(void *), void *ctx)
 {
 	struct r45_array *a;
@@ -55,6 +56,7 @@ struct r45_array *r45_array_create(const struct r45_geom *geom,
 	if (!a)
 		return NULL;
 	a->geom = *geom;
+	a->has_ppl = ppl;
 	a->array_sectors = geom->dev_sectors * geom->data_disks;
 	a->event_fn = event_fn;
 	a->event_ctx = ctx;
@@ -100,6 +102,8 @@ void r45_array_destroy(struct r45_array *a)
 	r45_plug_stop(a);
 	/* retried reads need the stripe cache: they go first */
 	destroy_workqueue(a->submit_wq);
+	/* the log's last flushes end before the members are let go */
+	r45_ppl_exit(a);
 	if (!r45_cache_exit(a)) {
 		/*
 		 * A stripe still in use (r45_cache_exit warned): the array is
@@ -173,6 +177,19 @@ void r45_array_fail_member(struct r45_array *a, unsigned int idx)
 	spin_unlock_irqrestore(&a->fail_lock, flags);
 	if (failed)
 		r45_array_event(a);
+}
+
+/*
+ * A member the table names missing ("- -"): failed from the start, with
+ * no device, no event and no record for a re-add (nothing is known of
+ * what it holds).  Before the array runs.
+ */
+void r45_array_set_missing(struct r45_array *a, unsigned int idx)
+{
+	a->members[idx].bdev = NULL;
+	set_bit(R45_MEMBER_FAILED, &a->members[idx].flags);
+	if (r45_array_nr_failed(a) > a->geom.parity_disks)
+		set_bit(R45_ARRAY_DEAD, &a->flags);
 }
 
 /* A failed member is taken back (r45_sync_readd: it is rebuilt). */

@@ -24,6 +24,7 @@
 #include <linux/device-mapper.h>
 #include <linux/dm-dirty-log.h>
 #include <linux/slab.h>
+#include <linux/bitmap.h>
 #include "r45_array.h"
 #include "r45_table.h"
 
@@ -60,47 +61,36 @@ static int read_page(struct block_device *bdev, struct page *page, u64 pos)
 }
 
 /*
- * Put the regions that the disk log on @bdev calls dirty out of sync in
- * the array's core log (created "nosync": every region in sync), at the
- * table's first resume, as dm-log reads its bits at resume.  @sync is the log's
- * sync word as created (R45_SYNC_DEFAULT reads the bits).  A log device
- * that cannot be read leaves every region out of sync, as dm-log does;
- * so does a failed allocation.
+ * Read the disk log on @bdev as dm-log's resume would, for a log created
+ * with no sync word: set bit r of @dirty (nr_regions bits, zeroed by the
+ * caller) for every region it does not call clean.  Returns 1 when it
+ * holds a valid log (an earlier activation wrote it), 0 when not (a new
+ * log: dm-log takes every region as out of sync, and so is @dirty), or
+ * -ENOMEM.  A log device that cannot be read counts as all dirty.
  */
-void r45_rolog_load(struct r45_array *a, struct block_device *bdev, int sync)
+int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,
+		      unsigned long *dirty)
 {
-	struct dm_dirty_log *core = a->log;
-	region_t nr_regions = a->nr_regions;
 	const struct r45_disk_log_header *h;
-	u64 pos;
 	region_t r, valid = 0;
 	struct page *page;
-	int err = 0;
+	int err;
+	u64 pos;
 
-	if (sync == R45_NOSYNC)
-		return;
 	page = alloc_page(GFP_KERNEL);
-	mutex_lock(&a->rh_mutex);	/* every call that touches the log */
-	if (!page) {
-		DMERR("read-only disk log: no memory to read it: every region out of sync");
-		for (r = 0; r < nr_regions; r++)
-			core->type->set_region_sync(core, r, 0);
-		mutex_unlock(&a->rh_mutex);
-		return;
-	}
-	if (sync == R45_SYNC_DEFAULT) {
-		err = read_page(bdev, page, 0);
-		h = page_address(page);
-		if (!err && le32_to_cpu(h->magic) == R45_DISK_LOG_MAGIC &&
-		    (le32_to_cpu(h->version) == R45_DISK_LOG_VERSION ||
-		     (IS_ENABLED(CONFIG_CPU_LITTLE_ENDIAN) &&
-		      le32_to_cpu(h->version) == 1)))
-			valid = min_t(u64, le64_to_cpu(h->nr_regions),
-				      nr_regions);
-	}
+	if (!page)
+		return -ENOMEM;
+	err = read_page(bdev, page, 0);
+	h = page_address(page);
 	if (err)
-		DMERR("read-only disk log: cannot read its header (%d): every region out of sync",
+		DMERR("disk log: cannot read its header (%d): every region out of sync",
 		      err);
+	else if (le32_to_cpu(h->magic) == R45_DISK_LOG_MAGIC &&
+		 (le32_to_cpu(h->version) == R45_DISK_LOG_VERSION ||
+		  (IS_ENABLED(CONFIG_CPU_LITTLE_ENDIAN) &&
+		   le32_to_cpu(h->version) == 1)))
+		valid = min_t(u64, le64_to_cpu(h->nr_regions), nr_regions);
+	err = valid > 0;
 	/* bits of regions [0, valid) from byte R45_DISK_LOG_BITS on */
 	for (r = 0, pos = 0; r < nr_regions; r++) {
 		u64 byte = R45_DISK_LOG_BITS + r / 8;
@@ -109,15 +99,44 @@ void r45_rolog_load(struct r45_array *a, struct block_device *bdev, int sync)
 		if (r < valid && round_down(byte, PAGE_SIZE) != pos) {
 			pos = round_down(byte, PAGE_SIZE);
 			if (read_page(bdev, page, pos)) {
-				DMERR("read-only disk log: cannot read its bits: every region from %llu out of sync",
+				DMERR("disk log: cannot read its bits: every region from %llu out of sync",
 				      (unsigned long long)r);
 				valid = r;
 			}
 		}
-		if (r >= valid ||
-		    !(bits[byte - pos] & (1U << (r % 8))))
-			core->type->set_region_sync(core, r, 0);
+		if (r >= valid || !(bits[byte - pos] & (1U << (r % 8))))
+			__set_bit(r, dirty);
 	}
-	mutex_unlock(&a->rh_mutex);
 	__free_page(page);
+	return err;
+}
+
+/*
+ * Put the regions that the disk log on @bdev calls dirty out of sync in
+ * the array's core log (created "nosync": every region in sync), at the
+ * table's first resume, as dm-log reads its bits at resume.  @sync is
+ * the log's sync word as created (R45_SYNC_DEFAULT reads the bits).  No
+ * memory to read it leaves every region out of sync.
+ */
+void r45_rolog_load(struct r45_array *a, struct block_device *bdev, int sync)
+{
+	struct dm_dirty_log *core = a->log;
+	unsigned long *dirty;
+	region_t r;
+
+	if (sync == R45_NOSYNC)
+		return;
+	dirty = kvcalloc(BITS_TO_LONGS(a->nr_regions), sizeof(long),
+			 GFP_KERNEL);
+	if (!dirty || r45_disk_log_read(bdev, a->nr_regions, dirty) < 0) {
+		DMERR("read-only disk log: no memory to read it: every region out of sync");
+		if (dirty)
+			bitmap_fill(dirty, a->nr_regions);
+	}
+	mutex_lock(&a->rh_mutex);	/* every call that touches the log */
+	for (r = 0; r < a->nr_regions; r++)
+		if (!dirty || test_bit(r, dirty))
+			core->type->set_region_sync(core, r, 0);
+	mutex_unlock(&a->rh_mutex);
+	kvfree(dirty);
 }

@@ -452,6 +452,28 @@ bool r45_sync_row_in_sync(struct r45_array *a, u64 row)
 }
 
 /*
+ * May a block of stripe row @row be computed from its parity?  Not while
+ * a region overlapping the row is untrusted (a crash left it dirty, see
+ * a->untrusted) and not yet in sync again: the crash may have torn the
+ * stripe (some members written, others not), and what parity gives for
+ * a lost or unreadable block would be wrong.  Any context.
+ */
+bool r45_sync_row_trusted(struct r45_array *a, u64 row)
+{
+	u64 row_sectors = (u64)a->geom.chunk_sectors * a->geom.data_disks;
+	u64 first = row * row_sectors, last = first + row_sectors - 1;
+	region_t r, rlast;
+
+	r = div64_u64(first, a->region_size);
+	rlast = min_t(u64, div64_u64(last, a->region_size), a->nr_regions - 1);
+	for (; r <= rlast; r++)
+		if (test_bit(r, a->untrusted) &&
+		    a->log->type->in_sync(a->log, r, 0) != 1)
+			return false;
+	return true;
+}
+
+/*
  * A rebuild can run: there is a member to rebuild, it is alive, and the
  * others it is rebuilt from are enough (a rebuild reads every other
  * member: fewer failed than there is parity; with more it would write
@@ -744,6 +766,9 @@ static enum r45_step log_step(struct r45_array *a, int action,
 		ok = false;
 	if (ok)
 		a->sync_retries = 0;
+	/* a resync made the region consistent: its parity is trusted again */
+	if (ok && action == R45_ACT_RESYNC)
+		clear_bit(dm_rh_get_region_key(reg), a->untrusted);
 	dm_rh_recovery_end(reg, ok);
 	/* mark it (not) in sync, let its held writes go, free the slot */
 	update_states(a);
@@ -946,14 +971,20 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 	a->log_in_memory = !strcmp(log->type->name, "core");
 	a->written_degraded = kvcalloc(BITS_TO_LONGS(nr_regions),
 				       sizeof(unsigned long), GFP_KERNEL);
-	if (!a->written_degraded)
-		return -ENOMEM;
+	a->untrusted = kvcalloc(BITS_TO_LONGS(nr_regions),
+				sizeof(unsigned long), GFP_KERNEL);
+	if (!a->written_degraded || !a->untrusted) {
+		r = -ENOMEM;
+		goto fail_maps;
+	}
 
 	/* unbound: 7.x warns about a queue that is neither it nor per-CPU */
 	a->log_wq = alloc_workqueue("raid45_log", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				    0);
-	if (!a->log_wq)
-		return -ENOMEM;
+	if (!a->log_wq) {
+		r = -ENOMEM;
+		goto fail_maps;
+	}
 	/* it waits in SUSPENDED: it touches no region hash before a resume */
 	a->sync_thread = kthread_run(sync_thread, a, "raid45_sync");
 	if (IS_ERR(a->sync_thread)) {
@@ -976,8 +1007,11 @@ fail_thread:
 fail_wq:
 	destroy_workqueue(a->log_wq);
 	a->log_wq = NULL;
+fail_maps:
 	kvfree(a->written_degraded);
 	a->written_degraded = NULL;
+	kvfree(a->untrusted);
+	a->untrusted = NULL;
 	return r;
 }
 
@@ -1002,6 +1036,8 @@ void r45_sync_exit(struct r45_array *a)
 	}
 	kvfree(a->written_degraded);
 	a->written_degraded = NULL;
+	kvfree(a->untrusted);
+	a->untrusted = NULL;
 }
 
 /*
@@ -1039,7 +1075,8 @@ void r45_sync_takeover(struct r45_array *a, struct r45_array *old)
 /*
  * A reload keeps the record of what was written while members were
  * failed, for the members whose failure the new table keeps (the
- * caller failed them already): both suspended, nothing is written.
+ * caller failed them already), and which regions a crash left untrusted:
+ * both suspended, nothing is written.
  */
 void r45_sync_takeover_degraded(struct r45_array *a, struct r45_array *old)
 {
@@ -1049,6 +1086,7 @@ void r45_sync_takeover_degraded(struct r45_array *a, struct r45_array *old)
 		return;
 	bitmap_copy(a->written_degraded, old->written_degraded,
 		    a->nr_regions);
+	bitmap_copy(a->untrusted, old->untrusted, a->nr_regions);
 	a->readd_ok = 0;
 	for (i = 0; i < a->geom.raid_disks; i++)
 		if (test_bit(i, &old->readd_ok) &&

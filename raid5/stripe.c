@@ -56,11 +56,17 @@ static struct r45_stripe *alloc_stripe(struct r45_array *a, gfp_t gfp)
 		INIT_LIST_HEAD(&dev->batch);
 		dev->sh = sh;
 	}
+	if (a->has_ppl) {
+		sh->pp = alloc_page(gfp);
+		if (!sh->pp)
+			goto fail;
+	}
 	sh->a = a;
 	spin_lock_init(&sh->lock);
 	INIT_HLIST_NODE(&sh->hash);
 	INIT_LIST_HEAD(&sh->lru);
 	INIT_LIST_HEAD(&sh->ready);
+	INIT_LIST_HEAD(&sh->ppl_node);
 	return sh;
 fail:
 	while (i--)
@@ -76,6 +82,8 @@ static void free_stripe(struct r45_array *a, struct r45_stripe *sh)
 
 	for (i = 0; i < a->geom.raid_disks; i++)
 		__free_page(sh->dev[i].page);
+	if (sh->pp)
+		__free_page(sh->pp);
 	kfree(sh->bios);
 	kfree(sh);
 }
@@ -328,6 +336,13 @@ static void delay_stripe(struct r45_stripe *sh)
 		atomic64_inc(&a->stats.delayed);
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
+}
+
+/* A stripe parked by the partial parity log is handled again (ppl.c). */
+void r45_ppl_release(struct r45_stripe *sh)
+{
+	queue_stripe(sh);
+	put_stripe(sh);
 }
 
 void r45_release_delayed(struct r45_array *a)
@@ -585,6 +600,8 @@ struct stripe_ctx {
 	unsigned long parity;	/* P (and Q) members */
 	unsigned int nfailed;
 	bool in_sync;		/* parity is known to match the data */
+	bool trusted;		/* a block may be computed from parity:
+				 * no crash left the row torn */
 };
 
 static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
@@ -595,6 +612,8 @@ static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
 
 	memset(c, 0, sizeof(*c));
 	c->in_sync = a->ops->row_in_sync(a, sh->sector >> a->geom.chunk_shift);
+	c->trusted = c->in_sync ||
+		     a->ops->row_trusted(a, sh->sector >> a->geom.chunk_shift);
 	for (i = 0; i < a->geom.raid_disks; i++) {
 		if (test_bit(R45_MEMBER_FAILED, &a->members[i].flags)) {
 			c->failed |= BIT(i);
@@ -644,18 +663,53 @@ static void serve_reads(struct r45_stripe *sh, struct stripe_ctx *c)
 	}
 }
 
-/* Fail the reads that wait on blocks we can neither read nor rebuild. */
-static void fail_reads(struct r45_stripe *sh, unsigned long mask)
+/*
+ * Fail the reads that wait on blocks we can neither read nor rebuild;
+ * returns how many pieces failed.
+ */
+static unsigned int fail_reads(struct r45_stripe *sh, unsigned long mask)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	for_each_set_bit(i, &mask, sh->a->geom.raid_disks) {
+		struct r45_piece *p;
 		LIST_HEAD(dead);
 
 		spin_lock_irq(&sh->lock);
 		list_splice_init(&sh->dev[i].reads, &dead);
 		spin_unlock_irq(&sh->lock);
+		list_for_each_entry(p, &dead, node)
+			n++;
 		end_pieces(sh->a, &dead, BLK_STS_IOERR);
+	}
+	return n;
+}
+
+/*
+ * md's write hole (issue 26): blocks rebuilt from a row whose parity a
+ * crash may have torn are never served and never written back.  Their
+ * reads fail (counted in unsafe_reads); the cache forgets them (a write
+ * batch still computes its parity with them: what the members then hold
+ * stays consistent, and the lost blocks stay unreadable).  Unreadable
+ * blocks keep their sectors: a later read tries the member again.
+ */
+static void refuse_untrusted(struct r45_stripe *sh, struct stripe_ctx *c,
+			     unsigned long rebuilt)
+{
+	struct r45_array *a = sh->a;
+	unsigned int i, n;
+
+	for_each_set_bit(i, &rebuilt, a->geom.raid_disks) {
+		clear_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
+		clear_bit(R45_DEV_READ_ERROR, &sh->dev[i].flags);
+	}
+	c->uptodate &= ~rebuilt;
+	c->bad &= ~rebuilt;
+	n = fail_reads(sh, rebuilt);
+	if (n) {
+		atomic64_add(n, &a->unsafe_reads);
+		DMERR_LIMIT("sector %llu: %u reads refused: the block would be computed from parity that a crash may have left inconsistent",
+			    (unsigned long long)sh->sector, n);
 	}
 }
 
@@ -984,6 +1038,16 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 	if (submit_member_io(sh, all & ~c->failed & ~c->uptodate, REQ_OP_READ))
 		return true;
 	unread = c->failed & ~c->uptodate;
+	/*
+	 * A block rebuilt from torn parity would be written back wrong: the
+	 * stripe stays unsynced, its region untrusted (issue 26).  A
+	 * rebuild (dev_to_init) was asked for knowing it (the table forced
+	 * it: start_dirty_degraded).
+	 */
+	if (unread && !c->trusted && action != R45_ACT_RECOVER) {
+		end_sync(sh, false);
+		return false;
+	}
 	if (action == R45_ACT_RECOVER) {
 		int rm = READ_ONCE(a->recover_member);
 
@@ -1020,6 +1084,94 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 	return false;
 }
 
+/*
+ * The data blocks a write batch touches, as a range of data indices
+ * (array order) [*lo, *hi]; the partial parity log records a range, so
+ * untouched blocks inside it count as modified (ppl.c).
+ */
+static void ppl_range(struct r45_stripe *sh, unsigned long touched,
+		      unsigned int *lo, unsigned int *hi)
+{
+	unsigned int dd;
+
+	*lo = sh->a->geom.data_disks;
+	*hi = 0;
+	for (dd = 0; dd < sh->a->geom.data_disks; dd++)
+		if (touched & BIT(sh->map.data[dd])) {
+			*lo = min(*lo, dd);
+			*hi = dd;
+		}
+}
+
+/* The untouched data blocks inside the batch's range (read for RMW). */
+static unsigned long ppl_gap(struct r45_stripe *sh, unsigned long touched)
+{
+	unsigned long gap = 0;
+	unsigned int lo, hi, dd;
+
+	ppl_range(sh, touched, &lo, &hi);
+	for (dd = lo; dd <= hi && dd < sh->a->geom.data_disks; dd++)
+		gap |= BIT(sh->map.data[dd]);
+	return gap & ~touched;
+}
+
+/*
+ * The partial parity of a write batch, before it is applied (ppl.c): the
+ * xor of the data blocks outside its range, as they are.  Reconstruct-
+ * write has read every one of them; read-modify-write has P and the
+ * blocks inside the range (touched and gap), whose xor with P is the
+ * same.  A batch over every data block logs no partial parity.
+ */
+static void ppl_prepare(struct r45_stripe *sh, unsigned long touched,
+			bool rmw)
+{
+	const struct r45_geom *g = &sh->a->geom;
+	void *srcs[R45_MAX_DISKS], *pp = page_address(sh->pp);
+	unsigned int lo, hi, dd, n = 0;
+	u64 row = sh->sector >> g->chunk_shift;
+
+	ppl_range(sh, touched, &lo, &hi);
+	sh->ppl_blocks = hi - lo + 1;
+	sh->ppl_full = sh->ppl_blocks == g->data_disks;
+	sh->ppl_sector = ((row * g->data_disks + lo) << g->chunk_shift) +
+			 (sh->sector & (g->chunk_sectors - 1));
+	if (sh->ppl_full)
+		return;
+	if (rmw)
+		memcpy(pp, page_address(sh->dev[sh->map.pd].page), PAGE_SIZE);
+	else
+		memset(pp, 0, PAGE_SIZE);
+	for (dd = 0; dd < g->data_disks; dd++)
+		if ((dd >= lo && dd <= hi) == rmw)
+			srcs[n++] = page_address(sh->dev[sh->map.data[dd]].page);
+	r45_xor_into(pp, srcs, n);
+}
+
+/*
+ * A stripe parked by the partial parity log: still waiting (true), or
+ * logged (its batch goes to the members now), or to be logged again (it
+ * found no log write free).  False when nothing of that is the case.
+ */
+static bool ppl_resume(struct r45_stripe *sh, const struct stripe_ctx *c)
+{
+	bool go;
+
+	if (test_bit(R45_STRIPE_PPL_WAIT, &sh->state))
+		return true;
+	go = test_and_clear_bit(R45_STRIPE_PPL_GO, &sh->state);
+	if (test_and_clear_bit(R45_STRIPE_PPL_RETRY, &sh->state)) {
+		if (r45_ppl_log(sh))
+			return true;
+		go = true;	/* its parity member failed: not logged */
+	}
+	if (!go)
+		return false;
+	/* a member may have failed meanwhile: it is not written */
+	if (!submit_member_io(sh, sh->wmask & ~c->broken, sh->wop))
+		queue_stripe(sh);	/* nothing to write: finish next round */
+	return true;
+}
+
 static void handle_stripe(struct r45_stripe *sh)
 {
 	struct r45_array *a = sh->a;
@@ -1036,10 +1188,14 @@ static void handle_stripe(struct r45_stripe *sh)
 		return;
 	stripe_ctx_init(sh, &c);
 	dead = c.nfailed > g->parity_disks;
+	if (ppl_resume(sh, &c))
+		return;
 
 	if (test_bit(R45_STRIPE_WRITING, &sh->state)) {
 		if (retry_zeroes(sh))
 			return;
+		if (sh->ppl_io)
+			r45_ppl_written(sh);
 		finish_batch(sh, dead ? BLK_STS_IOERR : BLK_STS_OK);
 	}
 
@@ -1057,6 +1213,10 @@ static void handle_stripe(struct r45_stripe *sh)
 	if (touched) {
 		unsigned long rcw_need = c.data & ~full;
 		unsigned long rmw_need = touched | c.parity;
+
+		/* the log's range: what lies between two touched blocks */
+		if (a->ppl)
+			rmw_need |= ppl_gap(sh, touched);
 
 		/*
 		 * Read-modify-write (RAID6 too, where the raid6 library can
@@ -1094,6 +1254,8 @@ static void handle_stripe(struct r45_stripe *sh)
 				finish_batch(sh, BLK_STS_IOERR);
 				touched = 0;
 			}
+		} else if (!c.trusted) {
+			refuse_untrusted(sh, &c, missing);
 		}
 	}
 	/*
@@ -1122,6 +1284,8 @@ static void handle_stripe(struct r45_stripe *sh)
 	if (!touched)
 		return;
 
+	if (a->ppl)
+		ppl_prepare(sh, touched, rmw);
 	if (!rmw && write_in_place(sh, &c, full, reading))
 		atomic64_inc(&a->stats.in_place);
 	else
@@ -1141,6 +1305,13 @@ static void handle_stripe(struct r45_stripe *sh)
 		atomic64_inc(&a->stats.zeroed);
 	} else if (test_bit(R45_STRIPE_FUA, &sh->state)) {
 		op |= REQ_FUA;
+	}
+	/* the partial parity log first: the batch waits for its write */
+	if (a->ppl) {
+		sh->wmask = mask;
+		sh->wop = op;
+		if (r45_ppl_log(sh))
+			return;
 	}
 	/*
 	 * mask is never empty: the batch's members and parity less the

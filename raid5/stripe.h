@@ -60,6 +60,18 @@ struct r45_stripe {
 	struct list_head ready;		/* on the lane's ready list */
 	struct r45_stripe_map map;
 	struct bio *bios;		/* dev[i].bio, one allocation */
+
+	/* the partial parity log (ppl.c), when the array has one */
+	struct page *pp;		/* partial parity of the batch */
+	struct r45_ppl_io *ppl_io;	/* the log write it is in */
+	struct list_head ppl_node;	/* on that write's stripes */
+	sector_t ppl_sector;		/* array sector of the first modified
+					 * data block */
+	unsigned int ppl_blocks;	/* modified data blocks from there */
+	bool ppl_full;			/* every data block: no pp */
+	unsigned long wmask;		/* members to write once logged */
+	blk_opf_t wop;
+
 	struct r45_dev dev[];
 };
 
@@ -75,8 +87,18 @@ enum {
 	R45_STRIPE_SYNC_WRITING,	/* its member writes were issued */
 	R45_STRIPE_DISCARD,	/* discard pieces wait or are in the batch */
 	R45_STRIPE_HANDLING,	/* its lane runs handle_stripe() on it */
+	R45_STRIPE_PPL_WAIT,	/* its batch waits for its log write */
+	R45_STRIPE_PPL_GO,	/* logged: write the batch (wmask, wop) */
+	R45_STRIPE_PPL_RETRY,	/* found no log write: log it again */
 };
 
 #define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)
+
+/* raid5/ppl.c, for stripe.c */
+struct r45_ppl_io;
+bool r45_ppl_log(struct r45_stripe *sh);
+void r45_ppl_written(struct r45_stripe *sh);
+/* raid5/stripe.c, for ppl.c: a parked stripe is handled again */
+void r45_ppl_release(struct r45_stripe *sh);
 
 #endif

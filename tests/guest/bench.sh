@@ -21,7 +21,9 @@
 # "<5|6>:<members>:<chunk sectors>", default the issue's five),
 # CACHES ("default 4096"), WORKLOADS ("seqwrite seqread randwrite
 # randread": a subset narrows the run), LANE_SPILL (raid45's module
-# parameter; default the module's), EXTRAS (1).
+# parameter; default the module's), EXTRAS (1), PPL_GEOMS ("5:4:64
+# 5:6:64": the partial parity log's rows; empty: none) and PPL_WORKLOADS
+# ("seqwrite randwrite").
 . "$(dirname "$0")/lib.sh"
 load_module
 modprobe raid456
@@ -191,6 +193,64 @@ for geom in $GEOMS; do
 		unset bw cpu
 	done
 done
+# ---- the partial parity log (issue 26): raid45 with and without it,
+# md with it (--consistency-policy=ppl), on the same members; RAID5,
+# PPL_GEOMS (default 4 and 6 members, chunk 64), default caches ----
+mk_raid45ppl() {
+	local t d
+	t="0 $len raid45 core 2 8192 nosync $r45type 1 $CHUNK ppl -2040 2040 0x1 $N -1"
+	for d in "${devs[@]}"; do t+=" $d 2048"; done
+	dmsetup create b_raid45 --table "$t" || return 1
+	echo /dev/mapper/b_raid45
+}
+mk_mdppl() {
+	mdadm --create /dev/md0 --run --quiet --assume-clean --level=5 \
+		--layout=$md_layout --chunk=$((CHUNK / 2)) --raid-devices=$N \
+		--consistency-policy=ppl "${devs[@]}" >/dev/null 2>&1 || return 1
+	echo /dev/md0
+}
+ppl_workloads=${PPL_WORKLOADS-seqwrite randwrite}
+ppl_types=(raid45 raid45ppl mdppl)
+for geom in ${PPL_GEOMS-5:4:64 5:6:64}; do
+	set_geom "$geom" default
+	declare -A bw=() cpu=()
+	for r in $(seq "$ROUNDS"); do
+		for i in 0 1 2; do
+			t=${ppl_types[(i + r - 1) % 3]}
+			rm_all
+			# every member's data and log area zeroed: md would find old logs
+			for d in "${devs[@]}"; do mdadm --zero-superblock "$d" >/dev/null 2>&1; done
+			if ! dev=$(mk_$t); then
+				echo "bench: cannot create $t for PPL $geom" >&2
+				for w in $ppl_workloads; do bw[$t.$w]+=" 0"; cpu[$t.$w]+=" 0"; done
+				continue
+			fi
+			for w in $ppl_workloads; do
+				# shellcheck disable=SC2046
+				set -- $(run_fio "$dev" $((len / 2048 / 2)) $(workload_args $w))
+				bw[$t.$w]+=" $1"
+				cpu[$t.$w]+=" $2"
+			done
+		done
+	done
+	rm_all
+	echo
+	echo "== PPL: RAID5, $N members, chunk $CHUNK sectors, default caches ($ROUNDS rounds of ${RUNTIME} s; MiB/s medians)"
+	printf '%-10s %8s %8s %8s  %-22s %-22s %15s\n' workload raid45 r45+ppl md+ppl \
+		"r45+ppl/md+ppl [spread]" "r45+ppl/r45 [spread]" "CPU s/GiB r45+ppl md+ppl"
+	for w in $ppl_workloads; do
+		read -r rm rl rh <<<"$(spread "$(ratios "${bw[raid45ppl.$w]}" "${bw[mdppl.$w]}")")"
+		read -r cm cl ch <<<"$(spread "$(ratios "${bw[raid45ppl.$w]}" "${bw[raid45.$w]}")")"
+		printf '%-10s %8s %8s %8s  %4.2f [%4.2f-%4.2f]        %4.2f [%4.2f-%4.2f]        %7.2f %7.2f\n' \
+			"$w" "$(median "${bw[raid45.$w]}")" "$(median "${bw[raid45ppl.$w]}")" \
+			"$(median "${bw[mdppl.$w]}")" "$rm" "$rl" "$rh" "$cm" "$cl" "$ch" \
+			"$(median "${cpu[raid45ppl.$w]}")" "$(median "${cpu[mdppl.$w]}")"
+		echo "$w ppl per round: r45${bw[raid45.$w]} / r45ppl${bw[raid45ppl.$w]} / mdppl${bw[mdppl.$w]}" \
+			>>"$out/ppl-$N.rounds"
+	done
+	unset bw cpu
+done
+
 [ "$EXTRAS" = 1 ] || exit 0
 
 # ---- RAID6: two members failed (dm-error), degraded reads against md ----

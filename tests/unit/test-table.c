@@ -129,6 +129,32 @@ static void test_valid(void)
 	CHECK(!parse("core 2 128 sync raid5_ls 0 4 -1 " D4, 3 * 64, &t, &err) &&
 	      t.geom.chunk_sectors == 64, "no raid params: %s", err);
 
+	/* [ext] missing members ("- -") and start_dirty_degraded */
+	CHECK(!parse("disk 2 /dev/l 1024 raid5_ls 1 64 start_dirty_degraded 4 -1 /dev/a 0 - - /dev/c 0 /dev/d 0",
+		     3 * 64, &t, &err), "one missing: %s", err);
+	CHECK(t.missing == 2 && t.start_dirty_degraded && !t.offsets[1] &&
+	      !strcmp(t.paths[1], "-") && !strcmp(t.paths[2], "/dev/c"),
+	      "one missing: missing %#lx", t.missing);
+	CHECK(!parse("core 2 64 nosync raid6_nr 1 64 start_dirty_degraded locking none 5 4 - - /dev/b 0 - - /dev/d 0 /dev/e 0",
+		     3 * 64, &t, &err), "RAID6 two missing: %s", err);
+	CHECK(t.missing == 5 && t.start_dirty_degraded && t.dev_to_init == 4,
+	      "RAID6 two missing: missing %#lx", t.missing);
+	CHECK(!parse("core 2 128 sync raid5_ls 0 4 -1 " D4, 3 * 64, &t, &err) &&
+	      !t.missing && !t.start_dirty_degraded, "no options: %s", err);
+	/* [ext] a partial parity log */
+	CHECK(!parse("core 2 64 nosync raid5_ls 1 64 ppl -4080 2048 0x8c1a9014 4 -1 " D4,
+		     3 * 64, &t, &err), "ppl: %s", err);
+	CHECK(t.ppl && t.ppl_offset == -4080 && t.ppl_size == 2048 &&
+	      t.ppl_signature == 0x8c1a9014, "ppl values");
+	CHECK(!parse("core 2 64 nosync raid4 1 64 ppl 128 16 7 locking none 4 -1 " D4,
+		     3 * 64, &t, &err) && t.ppl && t.ppl_offset == 128 &&
+	      t.ppl_signature == 7 && t.geom.raid4_parity == 3,
+	      "ppl on dmraid's raid4: %s", err);
+	/* dmraid's raid4 spelling with an option and a missing member */
+	CHECK(!parse("core 2 64 nosync raid4 1 64 start_dirty_degraded 4 -1 /dev/a 0 /dev/b 0 - - /dev/d 0",
+		     3 * 64, &t, &err) && t.geom.raid4_parity == 3 && t.missing == 4,
+	      "raid4 without index, missing member: %s", err);
+
 	/* raid4: parity device -1 (last) and an index */
 	CHECK(!parse("core 2 64 nosync raid4 -1 1 64 4 -1 " D4, 3 * 64, &t, &err) &&
 	      t.geom.raid4_parity == 3, "raid4 -1: %s", err);
@@ -189,6 +215,19 @@ static void test_invalid(void)
 		{ "core 2 1024 nosync raid5_ls 1 64 locking cluster 4 -1 " D4, 192, "Cluster locking is not supported" },
 		{ "core 2 1024 nosync raid5_ls 1 64 locking dlm 4 -1 " D4, 192, "Invalid locking type" },
 		{ "core 2 1024 nosync raid5_ls 1 64 locking", 192, "Invalid locking type" },
+		{ "core 2 1024 nosync raid5_ls 1 64 locking none locking none 4 -1 " D4, 192, "Option given twice" },
+		{ "core 2 1024 nosync raid5_ls 1 64 start_dirty_degraded start_dirty_degraded 4 -1 " D4, 192, "Option given twice" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 - - - - /dev/c 0 /dev/d 0", 192, "More members missing than the RAID type has parity" },
+		{ "core 2 1024 nosync raid6_zr 1 64 5 -1 - - - - - - /dev/d 0 /dev/e 0", 128, "More members missing than the RAID type has parity" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 0 - - /dev/b 0 /dev/c 0 /dev/d 0", 192, "The device to initialize is missing" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 - 0 /dev/b 0 /dev/c 0 /dev/d 0", 192, "A missing member is written" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/a - /dev/b 0 /dev/c 0 /dev/d 0", 192, "Invalid device offset" },
+		{ "core 2 1024 nosync raid6_zr 1 64 ppl -4080 2048 1 5 -1 " D4 " /dev/e 0", 192, "A partial parity log needs RAID4 or RAID5" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl -4080 2047 1 4 -1 " D4, 192, "Invalid ppl area" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl -4080 8 1 4 -1 " D4, 192, "Invalid ppl area" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl x 2048 1 4 -1 " D4, 192, "Invalid ppl parameters" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl 0 2048 0x100000000 4 -1 " D4, 192, "Invalid ppl parameters" },
+		{ "core 2 1024 nosync raid5_ls 1 64 ppl 0 2048 1 ppl 0 2048 1 4 -1 " D4, 192, "Option given twice" },
 		{ "core 2 1024 nosync raid5_ls 1 64 2 -1 /dev/a 0 /dev/b 0", 192, "Invalid number of raid devices (RAID4/5" },
 		{ "core 2 1024 nosync raid5_ls 1 64 33 -1 " D4, 192, "Invalid number of raid devices (RAID4/5" },
 		{ "core 2 1024 nosync raid6_nc 1 64 3 -1 /dev/a 0 /dev/b 0 /dev/c 0", 192, "Invalid number of raid devices (RAID6" },
@@ -375,13 +414,21 @@ static void canonical(const struct r45_table *t, char *buf, size_t size)
 	fprintf(f, "core 1 %u %s", t->region_size, r45_type_name(t->geom.type));
 	if (t->geom.type == R45_RAID4)
 		fprintf(f, " %d", t->geom.raid4_parity);
-	fprintf(f, " 7 %u %u %u %u %u %s %u %u %d", t->geom.chunk_sectors,
+	fprintf(f, " 7 %u %u %u %u %u %s %u", t->geom.chunk_sectors,
 		t->stripes, t->io_size, t->recover_io_size, t->bandwidth,
-		sync_word[t->recovery_sync + 1], t->recovery_stripes,
-		t->nr_devs, t->dev_to_init);
+		sync_word[t->recovery_sync + 1], t->recovery_stripes);
+	if (t->start_dirty_degraded)
+		fprintf(f, " start_dirty_degraded");
+	if (t->ppl)
+		fprintf(f, " ppl %lld %llu 0x%08x", (long long)t->ppl_offset,
+			(unsigned long long)t->ppl_size, t->ppl_signature);
+	fprintf(f, " %u %d", t->nr_devs, t->dev_to_init);
 	for (i = 0; i < t->nr_devs; i++)
-		fprintf(f, " %s %llu", t->paths[i],
-			(unsigned long long)t->offsets[i]);
+		if (t->missing & (1UL << i))
+			fprintf(f, " - -");
+		else
+			fprintf(f, " %s %llu", t->paths[i],
+				(unsigned long long)t->offsets[i]);
 	fclose(f);
 	buf[size - 1] = '\0';
 }
@@ -407,7 +454,12 @@ static void check_canonical(const struct r45_table *t, sector_t len,
 	       c.recover_io_size == t->recover_io_size &&
 	       c.bandwidth == t->bandwidth &&
 	       c.recovery_sync == t->recovery_sync &&
-	       c.recovery_stripes == t->recovery_stripes;
+	       c.recovery_stripes == t->recovery_stripes &&
+	       c.missing == t->missing &&
+	       c.start_dirty_degraded == t->start_dirty_degraded &&
+	       c.ppl == t->ppl && c.ppl_offset == t->ppl_offset &&
+	       c.ppl_size == t->ppl_size &&
+	       c.ppl_signature == t->ppl_signature;
 	for (i = 0; same && i < t->nr_devs; i++)
 		same = c.offsets[i] == t->offsets[i] &&
 		       !strcmp(c.paths[i], t->paths[i]);
@@ -444,6 +496,10 @@ static void check_accepted(const struct r45_table *t, sector_t len,
 	for (i = 0; i < t->nr_devs; i++)
 		CHECK(t->paths[i] && t->offsets[i] <= (sector_t)-1 / 2,
 		      "device %u: %s", i, what);
+	CHECK((unsigned int)__builtin_popcountl(t->missing) <= g->parity_disks &&
+	      !(t->missing >> t->nr_devs) &&
+	      (t->dev_to_init < 0 || !(t->missing & (1UL << t->dev_to_init))),
+	      "missing members: %s", what);
 	check_canonical(t, len, what);
 }
 
@@ -454,6 +510,9 @@ static void test_fuzz(unsigned int rounds)
 		"core 2 64 nosync raid5_ls 1 64 4 -1 " D4,
 		"core 1 1024 raid4 -1 7 64 16 8 64 20 nosync 4 4 -1 " D4,
 		"core 2 256 sync raid5_ra 2 64 32 locking none 4 1 " D4,
+		"disk 2 /dev/l 512 raid5_ls 1 64 start_dirty_degraded 4 -1 - - /dev/b 0 /dev/c 0 /dev/d 0",
+		"core 2 64 nosync raid6_zr 1 64 locking none start_dirty_degraded 5 -1 - - /dev/b 0 - - /dev/d 0 /dev/e 0",
+		"core 2 64 nosync raid5_la 1 64 ppl -4080 2048 0x12345678 4 -1 " D4,
 		"disk 3 /dev/l 512 sync raid6_nr 3 128 -1 64 4 3 " D4,
 		"core 2 64 sync raid4 1 64 4 -1 " D4,
 		"core 2 1024 nosync raid4 2 7 64 16 8 64 20 nosync 4 4 -1 " D4,
@@ -462,7 +521,8 @@ static void test_fuzz(unsigned int rounds)
 		"-1", "-2", "0", "1", "3", "4294967296", "18446744073709551616",
 		"99999999999999999999", "abc", "sync", "nosync", "none",
 		"cluster", "raid4", "core", "disk", "7", "65536", "16384",
-		"0x10", "1e3", "-", "+8", "8\n", "locking",
+		"0x10", "1e3", "-", "+8", "8\n", "locking", "start_dirty_degraded",
+		"ppl", "-4080", "2048",
 	};
 	unsigned int i, accepted = 0;
 	unsigned int seed = 4545;

@@ -235,8 +235,12 @@ int r45_status_parse(const char *line, struct r45_status *st)
 	if (next_uint(&c, R45_MAX_MEMBERS, &st->nr_members) || !st->nr_members)
 		return -EINVAL;
 	for (i = 0; i < st->nr_members; i++) {
-		if (!next_word(&c, &w) ||
-		    word_devno(&w, &st->members[i].major, &st->members[i].minor))
+		if (!next_word(&c, &w))
+			return -EINVAL;
+		if (w.len == 1 && w.s[0] == '-')
+			st->members[i].missing = true;
+		else if (word_devno(&w, &st->members[i].major,
+				    &st->members[i].minor))
 			return -EINVAL;
 	}
 	/* the number of health words: always 1 */
@@ -283,6 +287,23 @@ int r45_status_parse(const char *line, struct r45_status *st)
 	if (next_u64(&c, &st->read_errors_repaired) ||
 	    next_u64(&c, &st->unprotected_regions))
 		return -EINVAL;
+
+	/* then, since issue 26, <unsafe_reads> <ppl|-> */
+	{
+		struct cursor save = c;
+
+		if (!next_u64(&c, &st->unsafe_reads)) {
+			st->has_unsafe = true;
+			save = c;
+			if (next_word(&c, &w) &&
+			    (word_is(&w, "ppl") || word_is(&w, "-")))
+				st->ppl = word_is(&w, "ppl");
+			else
+				c = save;
+		} else {
+			c = save;
+		}
+	}
 
 	/*
 	 * Later versions may append words; "stats" and its counters come

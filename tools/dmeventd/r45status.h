@@ -33,6 +33,7 @@ enum r45_action {
 
 struct r45_member {
 	unsigned int major, minor;
+	bool missing;		/* "-": the table names it missing */
 	bool dead;		/* health letter D */
 	bool parity;		/* "p": the RAID4 parity member */
 	bool rebuilding;	/* "i": being rebuilt (dev_to_init) */
@@ -53,6 +54,10 @@ struct r45_status {
 	bool held;
 	uint64_t read_errors_repaired;
 	uint64_t unprotected_regions;
+	/* since issue 26: reads refused (write hole), partial parity log */
+	bool has_unsafe;
+	uint64_t unsafe_reads;
+	bool ppl;
 	bool has_stats;
 	uint64_t stats[R45_NR_STATS];
 	/* words after the known ones that this parser does not know */

@@ -120,6 +120,15 @@ static void test_forms(void)
 	parse_ok("3 8:0 8:16 8:32 1 AAA 100/100 1 core idle 0 writable 0 0 stats 1 2 3 4 5 6 7 8 9 10 11 stats", &st);
 	CHECK(st.has_stats && st.nr_unknown_words == 1, "a second stats word is unknown");
 
+	/* issue 26: unsafe reads and the partial parity log, a missing member */
+	parse_ok("4 8:0 - 8:32 8:48 1 ADAA 90/100 3 disk 254:5 A idle 0 writable 0 10 37 ppl", &st);
+	CHECK(st.members[1].missing && st.members[1].dead && !st.members[0].missing &&
+	      st.has_unsafe && st.unsafe_reads == 37 && st.ppl && !st.nr_unknown_words,
+	      "unsafe reads, ppl, missing member");
+	parse_ok("3 8:0 8:16 8:32 1 AAA 100/100 1 core idle 0 writable 0 0 0 - stats 1 2 3 4 5 6 7 8 9 10 11", &st);
+	CHECK(st.has_unsafe && !st.unsafe_reads && !st.ppl && st.has_stats &&
+	      !st.nr_unknown_words, "no ppl, stats");
+
 	/* another log type's words are skipped */
 	parse_ok("3 8:0 8:16 8:32 1 AAA 100/100 2 userspace x idle 0 writable 0 0", &st);
 	CHECK(!strcmp(st.log_type, "userspace"), "other log");

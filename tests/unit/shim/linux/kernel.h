@@ -13,12 +13,16 @@
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 
-/* base 10 only: optional sign, digits, optional trailing newline */
-static inline int shim_parse(const char *s, bool neg_ok, unsigned long long *mag,
-			     bool *neg)
+/*
+ * As the kernel's: optional sign, digits in @base (0: "0x" hex, "0"
+ * octal, else decimal), optional trailing newline.
+ */
+static inline int shim_parse(const char *s, unsigned int base, bool neg_ok,
+			     unsigned long long *mag, bool *neg)
 {
 	unsigned long long v = 0;
 	const char *p = s;
+	unsigned int d;
 
 	*neg = false;
 	if (*p == '+') {
@@ -29,13 +33,34 @@ static inline int shim_parse(const char *s, bool neg_ok, unsigned long long *mag
 		*neg = true;
 		p++;
 	}
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (ULLONG_MAX - (*p - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (*p - '0');
+	if (!base) {
+		base = 10;
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			base = 16;
+			p += 2;
+		} else if (p[0] == '0' && p[1]) {
+			base = 8;
+		}
 	}
+	for (d = 0;; p++, d++) {
+		unsigned int c;
+
+		if (*p >= '0' && *p <= '9')
+			c = *p - '0';
+		else if (*p >= 'a' && *p <= 'f')
+			c = *p - 'a' + 10;
+		else if (*p >= 'A' && *p <= 'F')
+			c = *p - 'A' + 10;
+		else
+			break;
+		if (c >= base)
+			break;
+		if (v > (ULLONG_MAX - c) / base)
+			return -ERANGE;
+		v = v * base + c;
+	}
+	if (!d)
+		return -EINVAL;
 	if (*p == '\n')
 		p++;
 	if (*p)
@@ -49,8 +74,21 @@ static inline int kstrtoull(const char *s, unsigned int base,
 {
 	bool neg;
 
-	(void)base;
-	return shim_parse(s, false, res, &neg);
+	return shim_parse(s, base, false, res, &neg);
+}
+
+static inline int kstrtoll(const char *s, unsigned int base, long long *res)
+{
+	unsigned long long v;
+	bool neg;
+	int r = shim_parse(s, base, true, &v, &neg);
+
+	if (r)
+		return r;
+	if (neg ? v > (unsigned long long)LLONG_MAX + 1 : v > LLONG_MAX)
+		return -ERANGE;
+	*res = neg ? (long long)(0 - v) : (long long)v;
+	return 0;
 }
 
 static inline int kstrtou32(const char *s, unsigned int base, u32 *res)
@@ -77,9 +115,8 @@ static inline int kstrtoint(const char *s, unsigned int base, int *res)
 {
 	unsigned long long v;
 	bool neg;
-	int r = shim_parse(s, true, &v, &neg);
+	int r = shim_parse(s, base, true, &v, &neg);
 
-	(void)base;
 	if (r)
 		return r;
 	if (neg ? v > (unsigned long long)INT_MAX + 1 : v > INT_MAX)
