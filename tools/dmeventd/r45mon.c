@@ -285,7 +285,10 @@ static struct r45mon_target *target_for(struct r45mon_dev *d, uint64_t start,
 
 static void devno_str(const struct r45_member *m, char *buf, size_t size)
 {
-	snprintf(buf, size, "%u:%u", m->major, m->minor);
+	if (m->missing)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%u:%u", m->major, m->minor);
 }
 
 static unsigned int percent(uint64_t part, uint64_t whole)
@@ -635,6 +638,11 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 		}
 	}
 
+	if (st->unsafe_reads > prev->unsafe_reads)
+		TLOG(LOG_ERR, "%llu reads refused: their blocks would be computed from parity a crash may have left inconsistent (%llu in all)",
+		     (unsigned long long)(st->unsafe_reads - prev->unsafe_reads),
+		     (unsigned long long)st->unsafe_reads);
+
 	if (st->read_errors_repaired > prev->read_errors_repaired)
 		TLOG(LOG_WARNING, "%llu read errors repaired from parity (%llu in all)",
 		     (unsigned long long)(st->read_errors_repaired - prev->read_errors_repaired),
@@ -765,6 +773,17 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 		nt = tab;
 		snprintf(nt.devs[k], sizeof(nt.devs[k]), "%s", devno);
 		nt.dev_to_init = (int)k;
+		if (nt.missing[k]) {
+			/* a missing member's place: the others' offset */
+			unsigned int j;
+
+			nt.missing[k] = false;
+			for (j = 0; j < nt.nr_devs; j++)
+				if (!nt.missing[j]) {
+					nt.offsets[k] = nt.offsets[j];
+					break;
+				}
+		}
 		snprintf(why, sizeof(why), "replacing member %u (%s) by spare %s (%s)",
 			 k, old, path, devno);
 		if (load_table(d, t, &nt, why)) {

@@ -393,13 +393,31 @@ int r45_table_parse(const char *line, struct r45_table *t)
 	for (i = 0; i < t->nr_raid_params; i++)
 		if (next_copy(&c, t->raid_params[i]))
 			return -EINVAL;
-	save = c;
-	if (next_word(&c, &w) && word_is(&w, "locking")) {
-		if (!next_word(&c, &w) || !word_is(&w, "none"))
+	/* the options, each at most once: kept as words */
+	for (;;) {
+		unsigned int n = 0, k;
+
+		save = c;
+		if (!next_word(&c, &w))
 			return -EINVAL;
-		t->locking_none = true;
-	} else {
+		if (word_is(&w, "locking"))
+			n = 2;
+		else if (word_is(&w, "start_dirty_degraded"))
+			n = 1;
+		else if (word_is(&w, "ppl"))
+			n = 4;
+		if (!n) {
+			c = save;
+			break;
+		}
+		if (t->nr_opts + n > R45_MAX_OPT_WORDS)
+			return -EINVAL;
 		c = save;
+		for (k = 0; k < n; k++)
+			if (next_copy(&c, t->opts[t->nr_opts++]))
+				return -EINVAL;
+		if (n == 2 && strcmp(t->opts[t->nr_opts - 1], "none"))
+			return -EINVAL;	/* the target takes locking none only */
 	}
 	if (next_uint(&c, R45_MAX_MEMBERS, &t->nr_devs) || !t->nr_devs)
 		return -EINVAL;
@@ -413,7 +431,15 @@ int r45_table_parse(const char *line, struct r45_table *t)
 		t->dev_to_init = (int)i;
 	}
 	for (i = 0; i < t->nr_devs; i++) {
-		if (next_copy(&c, t->devs[i]) || next_u64(&c, &v))
+		if (next_copy(&c, t->devs[i]))
+			return -EINVAL;
+		if (!strcmp(t->devs[i], "-")) {
+			if (!next_word(&c, &w) || !word_is(&w, "-"))
+				return -EINVAL;
+			t->missing[i] = true;
+			continue;
+		}
+		if (next_u64(&c, &v))
 			return -EINVAL;
 		t->offsets[i] = v;
 	}
@@ -455,12 +481,15 @@ int r45_table_format(const struct r45_table *t, char *buf, size_t size)
 	ok = ok && put(buf, size, &o, " %u", t->nr_raid_params);
 	for (i = 0; ok && i < t->nr_raid_params; i++)
 		ok = put(buf, size, &o, " %s", t->raid_params[i]);
-	if (ok && t->locking_none)
-		ok = put(buf, size, &o, " locking none");
+	for (i = 0; ok && i < t->nr_opts; i++)
+		ok = put(buf, size, &o, " %s", t->opts[i]);
 	ok = ok && put(buf, size, &o, " %u %d", t->nr_devs, t->dev_to_init);
 	for (i = 0; ok && i < t->nr_devs; i++)
-		ok = put(buf, size, &o, " %s %llu", t->devs[i],
-			 (unsigned long long)t->offsets[i]);
+		if (t->missing[i])
+			ok = put(buf, size, &o, " - -");
+		else
+			ok = put(buf, size, &o, " %s %llu", t->devs[i],
+				 (unsigned long long)t->offsets[i]);
 	return ok ? 0 : -ENOSPC;
 }
 

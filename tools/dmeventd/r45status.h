@@ -83,12 +83,16 @@ void r45_status_health(const struct r45_status *st, char *buf, size_t size);
 
 #define R45_MAX_LOG_PARAMS 8
 #define R45_MAX_RAID_PARAMS 7
+/* locking none, start_dirty_degraded, ppl <offset> <size> <signature> */
+#define R45_MAX_OPT_WORDS 7
 
 /*
  * The TABLE line, word by word, as "dmsetup table" prints it:
  *   <log_type> <#log_params> <log_params>... <raid_type> [<parity_dev>]
- *   <#raid_params> <raid_params>... [locking none] <#raid_devs>
+ *   <#raid_params> <raid_params>... [<options>...] <#raid_devs>
  *   <dev_to_init> <dev> <offset> [<dev> <offset>]...
+ * with the options "locking none", "start_dirty_degraded" and "ppl
+ * <offset> <size> <signature>", and "- -" for a missing member.
  * Words are kept as text so that a line formats back unchanged except
  * for what the caller changes.
  */
@@ -101,11 +105,14 @@ struct r45_table {
 	char parity_dev[R45_WORD_MAX];
 	unsigned int nr_raid_params;
 	char raid_params[R45_MAX_RAID_PARAMS][R45_WORD_MAX];
-	bool locking_none;
+	/* the options' words, in their order */
+	unsigned int nr_opts;
+	char opts[R45_MAX_OPT_WORDS][R45_WORD_MAX];
 	unsigned int nr_devs;
 	int dev_to_init;
 	char devs[R45_MAX_MEMBERS][R45_WORD_MAX];
 	uint64_t offsets[R45_MAX_MEMBERS];
+	bool missing[R45_MAX_MEMBERS];	/* "- -" */
 };
 
 /* Returns 0, or -EINVAL for a line that is not a raid45 table line. */

@@ -271,6 +271,8 @@ static void test_table(void)
 		"core 1 1024 raid4 3 7 64 256 8 256 10 -1 16 4 -1 1:0 0 1:1 0 1:2 0 1:3 0",
 		"disk 3 254:9 1024 sync raid6_nr 7 64 256 8 256 10 sync 16 5 2 8:0 0 8:16 0 8:32 0 8:48 0 8:64 0",
 		"disk 2 254:9 1024 raid5_la 7 64 256 8 256 10 nosync 16 locking none 3 0 8:0 8 8:16 8 8:32 8",
+		/* issue 26: options and a missing member */
+		"disk 2 254:9 1024 raid5_ls 7 64 256 8 256 10 -1 16 start_dirty_degraded ppl -4080 2048 0x14901a8c 4 -1 8:0 4096 - - 8:32 4096 8:48 4096",
 	};
 	static const char *const bad[] = {
 		"",
@@ -287,6 +289,8 @@ static void test_table(void)
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 3 -1 1:0 x 1:1 0 1:2 0",
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 locking cluster 3 -1 1:0 0 1:1 0 1:2 0",
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 0 -1",
+		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 3 -1 1:0 0 - 0 1:2 0",
+		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 ppl 0 3 -1 1:0 0 1:1 0 1:2 0",
 		"core 9 1 2 3 4 5 6 7 8 9 raid5_ls 0 3 -1 1:0 0 1:1 0 1:2 0",
 	};
 	int before = failures;
@@ -319,6 +323,12 @@ static void test_table(void)
 	CHECK(!strcmp(buf, "core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 4 2 254:0 2048 254:1 2048 254:7 2048 254:3 2048"),
 	      "replaced: %s", buf);
 	CHECK(!r45_table_parse(buf, &t2) && t2.dev_to_init == 2, "reparse");
+
+	/* a missing member and the options (issue 26) */
+	r45_table_parse(good[4], &t);
+	CHECK(t.missing[1] && !t.missing[0] && t.nr_opts == 5 &&
+	      !strcmp(t.opts[1], "ppl") && !strcmp(t.opts[4], "0x14901a8c"),
+	      "missing member, options");
 
 	/* after the rebuild: core log nosync, recovery switch -1 */
 	r45_table_parse(good[1], &t);
