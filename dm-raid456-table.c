@@ -221,8 +221,11 @@ static int parse_ppl(struct r45_table *t, struct dm_arg_set *as,
 	long long o;
 	unsigned long long sz;
 
+	/* the signature: decimal, or hexadecimal after "0x" (never octal) */
 	if (!sig || kstrtoll(off, 10, &o) || kstrtoull(size, 10, &sz) ||
-	    kstrtou32(sig, 0, &t->ppl_signature)) {
+	    (strncasecmp(sig, "0x", 2) ?
+	     kstrtou32(sig, 10, &t->ppl_signature) :
+	     kstrtou32(sig + 2, 16, &t->ppl_signature))) {
 		*error = "Invalid ppl parameters (<offset> <size> <signature>)";
 		return -EINVAL;
 	}

@@ -42,8 +42,8 @@ struct raid45 {
 	spinlock_t hold_lock;
 	struct bio_list held;		/* writes not yet started */
 	struct bio_list held_done;	/* writes done, completion held */
-	unsigned int failures_acked;	/* failed members user space knows */
-	unsigned int failures_warned;	/* failed members the log told of */
+	unsigned long failures_acked;	/* failed members user space knows */
+	unsigned long failures_warned;	/* failed members the log told of */
 	bool suspending;		/* presuspend ran: hold nothing new */
 	bool suspend_killed;		/* the last suspend's wait for member
 					 * I/O was killed: the array ran on */
@@ -102,8 +102,9 @@ static bool writes_held(struct raid45 *rs);
 static void raid45_event(void *ctx)
 {
 	struct raid45 *rs = ctx;
-	unsigned int n, failed;
+	unsigned long failed;
 	bool warn = false;
+	unsigned int n;
 
 	if (test_bit(R45_ARRAY_DEAD, &rs->array->flags)) {
 		n = allow_writes(rs, false);
@@ -116,8 +117,8 @@ static void raid45_event(void *ctx)
 	 * how to release them (issue 28: nobody may be there to do it).
 	 */
 	spin_lock_irq(&rs->hold_lock);
-	failed = r45_array_nr_failed(rs->array);
-	if (writes_held(rs) && failed > rs->failures_warned) {
+	failed = r45_array_failed_mask(rs->array);
+	if (writes_held(rs) && failed & ~rs->failures_warned) {
 		rs->failures_warned = failed;
 		warn = true;
 	}
@@ -484,26 +485,30 @@ static void raid45_dtr(struct dm_target *ti)
 }
 
 /*
- * Fewer members are failed (one was re-added): what user space knows
- * and what the log told of are counted down with them, so that the next
- * failure holds writes again.  hold_lock held.
+ * A member was re-added: what user space knows of and what the log told
+ * of keep only the members still failed, so that a new failure of the
+ * re-added one holds writes again.  hold_lock held.
  */
 static void failed_now(struct raid45 *rs)
 {
-	unsigned int failed = r45_array_nr_failed(rs->array);
+	unsigned long failed = r45_array_failed_mask(rs->array);
 
-	rs->failures_acked = min(rs->failures_acked, failed);
-	rs->failures_warned = min(rs->failures_warned, failed);
+	rs->failures_acked &= failed;
+	rs->failures_warned &= failed;
 }
 
 /* Are writes held back: a member failed that user space has not acked? */
 static bool writes_held(struct raid45 *rs)
 {
-	unsigned int failed = r45_array_nr_failed(rs->array);
+	unsigned long failed = r45_array_failed_mask(rs->array);
 
-	/* beyond redundancy writes fail at once: nothing to hold them for */
-	return failed > rs->failures_acked &&
-	       failed <= rs->t.geom.parity_disks;
+	/*
+	 * A member failed that user space has not recorded (by member, not
+	 * by count: a re-added one must not stand for another).  Beyond
+	 * redundancy writes fail at once: nothing to hold them for.
+	 */
+	return (failed & ~rs->failures_acked) &&
+	       hweight_long(failed) <= rs->t.geom.parity_disks;
 }
 
 /* The status word: "held" while writes are held or any bio still waits. */
@@ -573,7 +578,7 @@ static unsigned int allow_writes(struct raid45 *rs, bool recorded)
 	struct bio *bio;
 
 	spin_lock_irq(&rs->hold_lock);
-	rs->failures_acked = r45_array_nr_failed(rs->array);
+	rs->failures_acked = r45_array_failed_mask(rs->array);
 	list = rs->held;
 	bio_list_init(&rs->held);
 	done = rs->held_done;
@@ -1199,6 +1204,8 @@ static void raid45_postsuspend(struct dm_target *ti)
 		return;
 	}
 	r45_sync_flush_log(rs->array);
+	/* every logged stripe is on the members: the logs are emptied */
+	r45_ppl_suspend(rs->array);
 	if (rs->log->type->postsuspend)
 		rs->log->type->postsuspend(rs->log);
 }
@@ -1233,14 +1240,6 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 	bool same = rs->t.dev_to_init == old->t.dev_to_init;
 	unsigned int i;
 
-	/*
-	 * A predecessor whose suspend was killed still runs its sync
-	 * driver: its regions' state is not read while it may change.
-	 */
-	if (old->suspend_killed) {
-		DMWARN("reload: the previous table's suspend was killed: its resync/rebuild progress is not taken over");
-		same = false;
-	}
 
 	for (i = 0; i < rs->t.nr_devs; i++) {
 		if (!rs->devs[i] || !old->devs[i] ||
@@ -1260,6 +1259,58 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 	}
 }
 
+/*
+ * A table's first resume, before any I/O.  Its predecessor in a reload
+ * (suspended, replaced when this resume returns) cannot go away
+ * meanwhile: the list lock is not held across the I/O below.
+ */
+static void first_resume(struct raid45 *rs)
+{
+	struct r45_array *a = rs->array;
+	struct raid45 *old;
+
+	if (rs->read_only && rs->log_dev)
+		r45_rolog_load(a, rs->log_dev->bdev, rs->log_sync);
+	/*
+	 * A member to rebuild: nothing of it is trusted, on the log device
+	 * too (a later resume reads the bits back from there), until the
+	 * rebuild, or the predecessor it takes over, got it.
+	 */
+	if (rs->t.dev_to_init >= 0)
+		r45_sync_out_of_sync(a);
+	mutex_lock(&raid45_list_lock);
+	old = find_predecessor(rs);
+	rs->resumed = true;
+	mutex_unlock(&raid45_list_lock);
+	if (old && old->suspend_killed) {
+		/*
+		 * Its suspend was killed: its sync driver and log writes may
+		 * still run.  The member answers again (user space resumes):
+		 * stop them before anything is taken over or written.
+		 */
+		r45_array_suspend(old->array);
+		r45_ppl_quiesce(old->array);
+		old->suspend_killed = false;
+	}
+	/* failures first: the log's replay must not read failed members */
+	if (old)
+		take_over(rs, old);
+	/* a new table is user space acting: what it inherits is known */
+	spin_lock_irq(&rs->hold_lock);
+	rs->failures_acked = r45_array_failed_mask(a);
+	spin_unlock_irq(&rs->hold_lock);
+	/*
+	 * The partial parity log: replayed at a fresh activation, before
+	 * any I/O, and emptied; a reload continues its chains (the
+	 * predecessor's suspend emptied them).  A member failed by the
+	 * replay is not known to user space: writes are held for it.
+	 */
+	if (a->ppl && old)
+		r45_ppl_takeover(a, old->array);
+	else if (a->ppl)
+		r45_ppl_replay(a);
+}
+
 static void raid45_resume(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
@@ -1272,36 +1323,8 @@ static void raid45_resume(struct dm_target *ti)
 	if (rs->log->type->resume && !rs->suspend_killed)
 		rs->log->type->resume(rs->log);
 	rs->suspend_killed = false;
-	if (!rs->resumed) {
-		struct raid45 *old;
-
-		/*
-		 * A member to rebuild: nothing of it is trusted, on the log
-		 * device too (a later resume reads the bits back from there),
-		 * until the rebuild, or the predecessor it takes over, got it.
-		 */
-		if (rs->read_only && rs->log_dev)
-			r45_rolog_load(rs->array, rs->log_dev->bdev,
-				       rs->log_sync);
-		/*
-		 * The partial parity log replayed before any I/O, and emptied
-		 * (a new table starts its generations again).  After a reload
-		 * it replays the predecessor's last log writes, whose stripes
-		 * are on the members already: the same parity again.
-		 */
-		if (rs->array->ppl)
-			r45_ppl_replay(rs->array);
-		if (rs->t.dev_to_init >= 0)
-			r45_sync_out_of_sync(rs->array);
-		mutex_lock(&raid45_list_lock);
-		old = find_predecessor(rs);
-		if (old)
-			take_over(rs, old);
-		/* a new table is user space acting: what it inherits is known */
-		rs->failures_acked = r45_array_nr_failed(rs->array);
-		rs->resumed = true;
-		mutex_unlock(&raid45_list_lock);
-	}
+	if (!rs->resumed)
+		first_resume(rs);
 	set_suspending(rs, false);
 	r45_array_resume(rs->array);
 }

@@ -254,6 +254,7 @@ void r45_array_readd_member(struct r45_array *a, unsigned int idx);
 void r45_array_set_missing(struct r45_array *a, unsigned int idx);
 bool r45_array_read_error(struct r45_array *a, unsigned int idx);
 unsigned int r45_array_nr_failed(struct r45_array *a);
+unsigned long r45_array_failed_mask(struct r45_array *a);
 void r45_array_event(struct r45_array *a);
 void r45_array_set_member(struct r45_array *a, unsigned int idx,
 			  struct block_device *bdev, sector_t offset);
@@ -322,6 +323,9 @@ int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 		 u32 signature);
 void r45_ppl_exit(struct r45_array *a);
 int r45_ppl_replay(struct r45_array *a);
+void r45_ppl_takeover(struct r45_array *a, struct r45_array *old);
+void r45_ppl_suspend(struct r45_array *a);
+int r45_ppl_reset_member(struct r45_array *a, unsigned int i);
 int r45_ppl_quiesce(struct r45_array *a);
 
 /* raid5/parity.c */

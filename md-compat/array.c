@@ -131,6 +131,18 @@ bool r45_array_member_failed(struct r45_array *a, unsigned int idx)
 	return test_bit(R45_MEMBER_FAILED, &a->members[idx].flags);
 }
 
+/* The failed members, a bit each (any context; a snapshot). */
+unsigned long r45_array_failed_mask(struct r45_array *a)
+{
+	unsigned long mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < a->geom.raid_disks; i++)
+		if (r45_array_member_failed(a, i))
+			mask |= BIT(i);
+	return mask;
+}
+
 unsigned int r45_array_nr_failed(struct r45_array *a)
 {
 	unsigned int i, n = 0;

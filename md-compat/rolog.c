@@ -64,9 +64,10 @@ static int read_page(struct block_device *bdev, struct page *page, u64 pos)
  * Read the disk log on @bdev as dm-log's resume would, for a log created
  * with no sync word: set bit r of @dirty (nr_regions bits, zeroed by the
  * caller) for every region it does not call clean.  Returns 1 when it
- * holds a valid log (an earlier activation wrote it), 0 when not (a new
- * log: dm-log takes every region as out of sync, and so is @dirty), or
- * -ENOMEM.  A log device that cannot be read counts as all dirty.
+ * holds a valid log (an earlier activation wrote it) or cannot be read
+ * (then every region is dirty: whatever it records, it may record a
+ * crash), 0 when it holds no valid log (a new log: dm-log takes every
+ * region as out of sync, and so is @dirty), or -ENOMEM.
  */
 int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,
 		      unsigned long *dirty)
@@ -82,10 +83,13 @@ int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,
 		return -ENOMEM;
 	err = read_page(bdev, page, 0);
 	h = page_address(page);
-	if (err)
+	if (err) {
 		DMERR("disk log: cannot read its header (%d): every region out of sync",
 		      err);
-	else if (le32_to_cpu(h->magic) == R45_DISK_LOG_MAGIC &&
+		bitmap_fill(dirty, nr_regions);
+		__free_page(page);
+		return 1;
+	} else if (le32_to_cpu(h->magic) == R45_DISK_LOG_MAGIC &&
 		 (le32_to_cpu(h->version) == R45_DISK_LOG_VERSION ||
 		  (IS_ENABLED(CONFIG_CPU_LITTLE_ENDIAN) &&
 		   le32_to_cpu(h->version) == 1)))

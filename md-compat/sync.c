@@ -1087,10 +1087,13 @@ void r45_sync_takeover_degraded(struct r45_array *a, struct r45_array *old)
 	bitmap_copy(a->written_degraded, old->written_degraded,
 		    a->nr_regions);
 	bitmap_copy(a->untrusted, old->untrusted, a->nr_regions);
+	/* a re-add needs the same device there, still failed */
 	a->readd_ok = 0;
 	for (i = 0; i < a->geom.raid_disks; i++)
 		if (test_bit(i, &old->readd_ok) &&
-		    r45_array_member_failed(a, i))
+		    r45_array_member_failed(a, i) && a->members[i].bdev &&
+		    a->members[i].bdev == old->members[i].bdev &&
+		    a->members[i].offset == old->members[i].offset)
 			set_bit(i, &a->readd_ok);
 }
 
@@ -1125,19 +1128,43 @@ int r45_sync_readd(struct r45_array *a, unsigned int idx, region_t *regions,
 		   const char **why)
 {
 	struct dm_dirty_log *log = a->log;
-	region_t r, n = 0;
+	region_t r, n = 0, other = 0;
+	int err;
+
+	/*
+	 * The rebuild works every region out of sync.  One out of sync for
+	 * another reason than a write while the member was out (a crash, an
+	 * unfinished resync) would have the member's blocks, which are
+	 * right there, rebuilt from parity that may not be.
+	 */
+	mutex_lock(&a->rh_mutex);
+	for (r = 0; r < a->nr_regions; r++)
+		if (!test_bit(r, a->written_degraded) &&
+		    log->type->in_sync(log, r, 1) != 1)
+			other++;
+	mutex_unlock(&a->rh_mutex);
 
 	*why = NULL;
 	if (!r45_array_member_failed(a, idx))
 		*why = "the member is not failed";
+	else if (!a->members[idx].bdev)
+		*why = "the table names it missing: load one with its device";
 	else if (!test_bit(idx, &a->readd_ok))
 		*why = "no record of the writes since it failed (it was missing or failed when the table was loaded): rebuild it with dev_to_init";
 	else if (READ_ONCE(a->recover_member) >= 0)
 		*why = "another member is being rebuilt";
 	else if (r45_array_nr_failed(a) - 1 >= a->geom.parity_disks)
 		*why = "too many other members are failed to rebuild it from";
+	else if (other)
+		*why = "regions are out of sync for another reason (a crash, an unfinished resync): the rebuild would take the member's blocks there from parity";
 	if (*why)
 		return -EINVAL;
+	/* its own log is stale: what was written since was not logged on it */
+	err = r45_ppl_reset_member(a, idx);
+	if (err) {
+		*why = "its partial parity log cannot be written";
+		return err;
+	}
 
 	mutex_lock(&a->rh_mutex);
 	for_each_set_bit(r, a->written_degraded, a->nr_regions) {

@@ -40,6 +40,7 @@
 #include <linux/crc32c.h>
 #include <linux/device-mapper.h>
 #include <linux/mempool.h>
+#include <linux/raid/md_p.h>
 #include <linux/slab.h>
 #include "r45_array.h"
 #include "r45_compat.h"
@@ -47,33 +48,8 @@
 
 #define DM_MSG_PREFIX "raid45"
 
-/* md's format (md_p.h): a 4 KiB header, partial parity after it */
-#define PPL_HEADER_SIZE		4096
-#define PPL_HDR_RESERVED	512
+/* md's format: struct ppl_header (a 4 KiB header), partial parity after it */
 #define PPL_SPACE_SIZE		(128 * 1024)	/* per header in a large area */
-
-struct ppl_header_entry {
-	__le64 data_sector;	/* array sector of the first modified data */
-	__le32 pp_size;		/* bytes of partial parity */
-	__le32 data_size;	/* bytes of modified data */
-	__le32 parity_disk;	/* member holding the stripe's parity */
-	__le32 checksum;	/* ~crc32c of the partial parity */
-} __packed;
-
-#define PPL_HDR_ENTRY_SPACE \
-	(PPL_HEADER_SIZE - PPL_HDR_RESERVED - 4 * sizeof(__le32) - sizeof(__le64))
-#define PPL_HDR_MAX_ENTRIES \
-	(PPL_HDR_ENTRY_SPACE / sizeof(struct ppl_header_entry))
-
-struct ppl_header {
-	u8 reserved[PPL_HDR_RESERVED];	/* 0xff */
-	__le32 signature;
-	__le32 padding;
-	__le64 generation;
-	__le32 entries_count;
-	__le32 checksum;	/* ~crc32c of the header, this field 0 */
-	struct ppl_header_entry entries[PPL_HDR_MAX_ENTRIES];
-} __packed;
 
 /* at most this many partial parities (pages) in one log write */
 #define PPL_MAX_PP	(PPL_SPACE_SIZE / PAGE_SIZE)
@@ -201,7 +177,7 @@ static void io_endio(struct bio *bio)
 	unsigned long flags;
 	LIST_HEAD(go);
 
-	if (bio->bi_status) {
+	if (bio->bi_status && !r45_array_member_failed(a, io->log->idx)) {
 		/*
 		 * md fails the member whose log write failed: its stripes'
 		 * writes go on without their parity there.
@@ -216,9 +192,7 @@ static void io_endio(struct bio *bio)
 	spin_unlock_irqrestore(&io->log->lock, flags);
 	list_for_each_entry_safe(sh, tmp, &go, ppl_node) {
 		list_del_init(&sh->ppl_node);
-		clear_bit(R45_STRIPE_PPL_WAIT, &sh->state);
-		set_bit(R45_STRIPE_PPL_GO, &sh->state);
-		r45_ppl_release(sh);
+		r45_ppl_wake(sh, R45_STRIPE_PPL_GO);
 	}
 }
 
@@ -293,15 +267,18 @@ static void io_finished(struct r45_ppl_io *io)
 	list_splice_init(&log->waiting, &retry);
 	spin_unlock_irqrestore(&log->lock, flags);
 	mempool_free(io, log->ppl->io_pool);
-	wake_up_all(&log->ppl->idle);
 	/* stripes that found no io: handled again, they log themselves */
 	list_for_each_entry_safe(sh, tmp, &retry, ppl_node) {
 		list_del_init(&sh->ppl_node);
-		clear_bit(R45_STRIPE_PPL_WAIT, &sh->state);
-		set_bit(R45_STRIPE_PPL_RETRY, &sh->state);
-		r45_ppl_release(sh);
+		r45_ppl_wake(sh, R45_STRIPE_PPL_RETRY);
 	}
 	queue_work(log->ppl->wq, &log->work);
+	/*
+	 * The last touch of the log: r45_ppl_exit waits for idle and then
+	 * for this wakeup to be over (it takes the waitqueue's lock), and
+	 * destroying the workqueue waits for the work queued above.
+	 */
+	wake_up_all(&log->ppl->idle);
 }
 
 static void flush_endio(struct bio *bio)
@@ -373,7 +350,7 @@ bool r45_ppl_log(struct r45_stripe *sh)
 
 	if (r45_array_member_failed(sh->a, sh->map.pd))
 		return false;
-	atomic_inc(&sh->count);		/* r45_ppl_release puts it */
+	atomic_inc(&sh->count);		/* r45_ppl_wake puts it */
 	set_bit(R45_STRIPE_PPL_WAIT, &sh->state);
 	spin_lock_irq(&log->lock);
 	io = list_empty(&log->ios) ? NULL :
@@ -384,7 +361,11 @@ bool r45_ppl_log(struct r45_stripe *sh)
 		 * the pool holds that many for every log, so new_io() never
 		 * fails.  A third waits until the first is done.
 		 */
-		io = log_ios(log) < 2 ? new_io(log) : NULL;
+		io = NULL;
+		if (log_ios(log) < 2) {
+			io = new_io(log);
+			WARN_ON_ONCE(!io);	/* the pool holds two per log */
+		}
 		if (!io) {
 			/* logged again when an io of this log finishes */
 			list_add_tail(&sh->ppl_node, &log->waiting);
@@ -472,8 +453,10 @@ int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 		/* md: room for two 128 KiB slots makes the area a ring */
 		log->multi = size << SECTOR_SHIFT >=
 			     2 * (PPL_SPACE_SIZE + PPL_HEADER_SIZE);
-		log->entry_space = log->multi ? PPL_SPACE_SIZE :
-				   (size << SECTOR_SHIFT) - PPL_HEADER_SIZE;
+		/* at most what one log write carries (io->vecs) */
+		log->entry_space = min_t(u64, PPL_MAX_PP * PAGE_SIZE,
+					 (size << SECTOR_SHIFT) -
+					 PPL_HEADER_SIZE);
 	}
 	a->ppl = ppl;
 	return 0;
@@ -526,6 +509,9 @@ void r45_ppl_exit(struct r45_array *a)
 	if (!ppl)
 		return;
 	wait_event(ppl->idle, ppl_idle(ppl));
+	/* the last io_finished may still be inside its wakeup */
+	spin_lock_irq(&ppl->idle.lock);
+	spin_unlock_irq(&ppl->idle.lock);
 	destroy_workqueue(ppl->wq);
 	bioset_exit(&ppl->flush_bs);
 	mempool_destroy(ppl->io_pool);
@@ -556,16 +542,21 @@ static int member_rw(struct r45_array *a, unsigned int i, sector_t sector,
 	return r;
 }
 
-/* A header read from @sector of member @i: valid (checksum, signature)? */
-static bool read_header(struct r45_ppl_log *log, sector_t sector,
-			struct page *page)
+/*
+ * A header read from @sector of member @i: 1 valid (checksum, signature),
+ * 0 not, or the read's error.
+ */
+static int read_header(struct r45_ppl_log *log, sector_t sector,
+		       struct page *page)
 {
 	struct ppl_header *h = page_address(page);
 	u32 crc = ~0, stored;
+	int r;
 
-	if (member_rw(log->ppl->a, log->idx, sector, page, PPL_HEADER_SIZE,
-		      REQ_OP_READ))
-		return false;
+	r = member_rw(log->ppl->a, log->idx, sector, page, PPL_HEADER_SIZE,
+		      REQ_OP_READ);
+	if (r)
+		return r;
 	stored = le32_to_cpu(h->checksum);
 	h->checksum = 0;
 	ppl_crc(&crc, h, PPL_HEADER_SIZE);
@@ -631,15 +622,19 @@ static int replay_entry(struct r45_ppl_log *log,
 			if (s >= last)
 				continue;
 			r45_map_sector(g, s, &loc);
-			if (r45_array_member_failed(a, loc.disk)) {
+			if (r45_array_member_failed(a, loc.disk) ||
+			    (int)loc.disk == READ_ONCE(a->recover_member)) {
 				update = false;
 				break;
 			}
 			r = member_rw(a, loc.disk,
 				      a->members[loc.disk].offset + loc.dev_sector,
 				      buf, step << SECTOR_SHIFT, REQ_OP_READ);
-			if (r)
+			if (r) {
+				/* md fails a member it cannot read here */
+				a->ops->member_failed(a, loc.disk);
 				return r;
+			}
 			xor_page(acc, buf);
 			update = true;
 		}
@@ -670,6 +665,23 @@ static int replay_entry(struct r45_ppl_log *log,
 }
 
 /*
+ * An entry that could not be replayed leaves its stripes as the crash
+ * left them: no block of its regions is computed from their parity
+ * (a->untrusted; r45_sync_row_trusted) until a resync made them right.
+ */
+static void untrust_entry(struct r45_array *a, const struct ppl_header_entry *e)
+{
+	sector_t first = le64_to_cpu(e->data_sector);
+	sector_t last = first + ((sector_t)a->geom.data_disks <<
+				 a->geom.chunk_shift);
+	region_t r;
+
+	for (r = div64_u64(first, a->region_size);
+	     r < a->nr_regions && r * a->region_size < last; r++)
+		set_bit(r, a->untrusted);
+}
+
+/*
  * One member's log: find its newest valid header (a large area holds
  * them one after the other, each followed by its partial parities, with
  * growing generations: the newest is the last of the chain), replay its
@@ -692,9 +704,14 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
 	if (!hp || !prev || !acc || !buf)
 		goto out;
 	h = NULL;
-	while (pos + (PPL_HEADER_SIZE >> SECTOR_SHIFT) <= end &&
-	       read_header(log, pos, hp)) {
+	while (pos + (PPL_HEADER_SIZE >> SECTOR_SHIFT) <= end) {
 		const struct ppl_header *nh = page_address(hp);
+
+		r = read_header(log, pos, hp);
+		if (r < 0)
+			goto out;	/* md fails a member it cannot read */
+		if (!r)
+			break;
 
 		if (h && le64_to_cpu(h->generation) >
 			 le64_to_cpu(nh->generation))
@@ -743,10 +760,11 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
 		r = replay_entry(log, e, pp - (pp_size >> SECTOR_SHIFT), acc,
 				 buf);
 		if (r < 0) {
-			DMERR("PPL of member %u: entry %u (sector %llu) not replayed (%d)",
+			DMERR("PPL of member %u: entry %u (sector %llu) not replayed (%d): its region untrusted",
 			      log->idx, i,
 			      (unsigned long long)le64_to_cpu(e->data_sector),
 			      r);
+			untrust_entry(a, e);
 			(*bad)++;
 			continue;
 		}
@@ -772,7 +790,7 @@ out:
  * of a chain whose generations start again) and an empty header at its
  * start, as md starts an array.
  */
-static int reset_log(struct r45_ppl_log *log)
+static int reset_log(struct r45_ppl_log *log, bool zero)
 {
 	struct r45_array *a = log->ppl->a;
 	struct block_device *bdev = a->members[log->idx].bdev;
@@ -781,16 +799,21 @@ static int reset_log(struct r45_ppl_log *log)
 	u32 crc = ~0;
 	int r;
 
-	r = blkdev_issue_zeroout(bdev, log->start, log->ppl->size, GFP_KERNEL,
-				 0);
-	if (r)
-		return r;
+	if (zero) {
+		r = blkdev_issue_zeroout(bdev, log->start, log->ppl->size,
+					 GFP_KERNEL, 0);
+		if (r)
+			return r;
+	}
 	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!page)
 		return -ENOMEM;
 	h = page_address(page);
 	memset(h->reserved, 0xff, PPL_HDR_RESERVED);
 	h->signature = cpu_to_le32(log->ppl->signature);
+	/* zeroed: the chain starts again; else it goes on from here */
+	if (!zero)
+		h->generation = cpu_to_le64(atomic64_inc_return(&log->ppl->seq));
 	ppl_crc(&crc, h, PPL_HEADER_SIZE);
 	h->checksum = cpu_to_le32(~crc);
 	r = member_rw(a, log->idx, log->start, page, PPL_HEADER_SIZE,
@@ -800,17 +823,27 @@ static int reset_log(struct r45_ppl_log *log)
 	return r;
 }
 
+static void log_unusable(struct r45_array *a, unsigned int i, int r)
+{
+	DMERR("member %u: partial parity log unusable (%d): member failed", i,
+	      r);
+	a->ops->member_failed(a, i);
+}
+
 /*
- * At activation, before any I/O (the table's first resume): every live
- * member's log replayed, then emptied.  Afterwards every stripe a crash
+ * At a fresh activation, before any I/O (the table's first resume, no
+ * predecessor): every live member's log replayed, then emptied (zeroed:
+ * the generations start again).  Afterwards every stripe a crash
  * interrupted has parity that matches the blocks its write did not
- * touch, on every stripe whose modified members are all there.  A
- * member whose log cannot be read or written is failed (md fails it
- * too).  Returns the entries replayed.
+ * touch, on every stripe whose modified members are all there.  The
+ * member being rebuilt (dev_to_init) holds nothing: neither its data nor
+ * its log is read.  A member whose log cannot be read or written is
+ * failed (md fails it too).  Returns the entries replayed.
  */
 int r45_ppl_replay(struct r45_array *a)
 {
 	struct r45_ppl *ppl = a->ppl;
+	int rm = READ_ONCE(a->recover_member);
 	unsigned int i, bad = 0;
 	int n = 0, r;
 
@@ -819,19 +852,74 @@ int r45_ppl_replay(struct r45_array *a)
 
 		if (r45_array_member_failed(a, i))
 			continue;
-		r = replay_log(log, &bad);
+		r = (int)i == rm ? 0 : replay_log(log, &bad);
 		if (r >= 0) {
 			n += r;
-			r = reset_log(log);
+			r = reset_log(log, true);
 		}
-		if (r < 0) {
-			DMERR("member %u: partial parity log unusable (%d): member failed",
-			      i, r);
-			a->ops->member_failed(a, i);
-		}
+		if (r < 0)
+			log_unusable(a, i, r);
 	}
 	if (n || bad)
 		DMINFO("partial parity log: %d entries replayed, %u not (checksum, or torn: their stripes were never written)",
 		       n, bad);
 	return n;
+}
+
+/*
+ * A reload: the predecessor's logs were emptied at its suspend
+ * (r45_ppl_suspend) and every stripe it logged is on the members.  With
+ * the same area and signature the chains go on, with the predecessor's
+ * generations; otherwise the areas are zeroed and start again.  Nothing
+ * is replayed: the members a reload takes as failed may hold stale data.
+ */
+void r45_ppl_takeover(struct r45_array *a, struct r45_array *old)
+{
+	struct r45_ppl *ppl = a->ppl, *o = old->ppl;
+	bool same = o && o->offset == ppl->offset && o->size == ppl->size &&
+		    o->signature == ppl->signature;
+	unsigned int i;
+	int r;
+
+	if (same)
+		atomic64_set(&ppl->seq, atomic64_read(&o->seq));
+	for (i = 0; i < a->geom.raid_disks; i++) {
+		if (r45_array_member_failed(a, i))
+			continue;
+		r = reset_log(&ppl->logs[i], !same);
+		if (r < 0)
+			log_unusable(a, i, r);
+	}
+}
+
+/*
+ * A suspend, every logged stripe on the members (r45_ppl_quiesce): each
+ * live member's log gets an empty header, the newest of its chain, so
+ * that nothing is replayed later that later writes (this table's, or a
+ * table's without a log) could have made stale.
+ */
+void r45_ppl_suspend(struct r45_array *a)
+{
+	unsigned int i;
+	int r;
+
+	if (!a->ppl)
+		return;
+	for (i = 0; i < a->geom.raid_disks; i++) {
+		if (r45_array_member_failed(a, i))
+			continue;
+		r = reset_log(&a->ppl->logs[i], false);
+		if (r < 0)
+			log_unusable(a, i, r);
+	}
+}
+
+/*
+ * A failed member comes back (readd; the device is suspended): its log
+ * holds what was logged before it failed, which writes since (not
+ * logged on it) have made stale.
+ */
+int r45_ppl_reset_member(struct r45_array *a, unsigned int i)
+{
+	return a->ppl ? reset_log(&a->ppl->logs[i], true) : 0;
 }

@@ -338,9 +338,17 @@ static void delay_stripe(struct r45_stripe *sh)
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
-/* A stripe parked by the partial parity log is handled again (ppl.c). */
-void r45_ppl_release(struct r45_stripe *sh)
+/*
+ * A stripe parked by the partial parity log is handled again (ppl.c),
+ * told why by @bit (R45_STRIPE_PPL_GO or _RETRY).  The bit is set before
+ * PPL_WAIT is released: a lane handling the stripe meanwhile (it was
+ * queued for a new piece) sees WAIT with acquire (ppl_resume), and so
+ * either WAIT still set or the reason.
+ */
+void r45_ppl_wake(struct r45_stripe *sh, int bit)
 {
+	set_bit(bit, &sh->state);
+	clear_bit_unlock(R45_STRIPE_PPL_WAIT, &sh->state);
 	queue_stripe(sh);
 	put_stripe(sh);
 }
@@ -691,12 +699,18 @@ static unsigned int fail_reads(struct r45_stripe *sh, unsigned long mask)
  * reads fail (counted in unsafe_reads); the cache forgets them (a write
  * batch still computes its parity with them: what the members then hold
  * stays consistent, and the lost blocks stay unreadable).  Unreadable
- * blocks keep their sectors: a later read tries the member again.
+ * blocks keep their sectors: a later read tries the member again.  A
+ * write that covers such a block only in part fails too: the rest of the
+ * block is not known, and neither the member (a read error) nor the
+ * cache may be given it.  Returns the batch's touched members left.
  */
-static void refuse_untrusted(struct r45_stripe *sh, struct stripe_ctx *c,
-			     unsigned long rebuilt)
+static unsigned long refuse_untrusted(struct r45_stripe *sh,
+				      struct stripe_ctx *c,
+				      unsigned long rebuilt,
+				      unsigned long touched, unsigned long full)
 {
 	struct r45_array *a = sh->a;
+	unsigned long partial = rebuilt & touched & ~full;
 	unsigned int i, n;
 
 	for_each_set_bit(i, &rebuilt, a->geom.raid_disks) {
@@ -706,11 +720,20 @@ static void refuse_untrusted(struct r45_stripe *sh, struct stripe_ctx *c,
 	c->uptodate &= ~rebuilt;
 	c->bad &= ~rebuilt;
 	n = fail_reads(sh, rebuilt);
+	for_each_set_bit(i, &partial, a->geom.raid_disks) {
+		struct r45_piece *p;
+
+		list_for_each_entry(p, &sh->dev[i].batch, node)
+			n++;
+		end_pieces(a, &sh->dev[i].batch, BLK_STS_IOERR);
+		sh->dev[i].bcover = 0;
+	}
 	if (n) {
 		atomic64_add(n, &a->unsafe_reads);
-		DMERR_LIMIT("sector %llu: %u reads refused: the block would be computed from parity that a crash may have left inconsistent",
+		DMERR_LIMIT("sector %llu: %u reads or partial writes refused: the block would be computed from parity that a crash may have left inconsistent",
 			    (unsigned long long)sh->sector, n);
 	}
+	return touched & ~partial;
 }
 
 /*
@@ -935,6 +958,15 @@ static bool write_in_place(struct r45_stripe *sh, const struct stripe_ctx *c,
 		p = list_first_entry(&dev->batch, struct r45_piece, node);
 		if (is_discard(p) || p->page_off || p->len != R45_STRIPE_BYTES)
 			return false;
+		/*
+		 * Never direct I/O (REQ_IDLE: every direct write carries it,
+		 * writeback never): page cache pages spliced into an O_DIRECT
+		 * write (sendfile from another file of the same file system)
+		 * are neither pinned nor written back by this bio, and the
+		 * writeback they may be under can end before it does.
+		 */
+		if (p->bio->bi_opf & REQ_IDLE)
+			return false;
 		bv = bio_iter_iovec(p->bio, p->iter);
 		if (bv.bv_offset || bv.bv_len != R45_STRIPE_BYTES ||
 		    !r45_page_stable(bv.bv_page, a->self))
@@ -1156,7 +1188,7 @@ static bool ppl_resume(struct r45_stripe *sh, const struct stripe_ctx *c)
 {
 	bool go;
 
-	if (test_bit(R45_STRIPE_PPL_WAIT, &sh->state))
+	if (test_bit_acquire(R45_STRIPE_PPL_WAIT, &sh->state))
 		return true;
 	go = test_and_clear_bit(R45_STRIPE_PPL_GO, &sh->state);
 	if (test_and_clear_bit(R45_STRIPE_PPL_RETRY, &sh->state)) {
@@ -1255,7 +1287,8 @@ static void handle_stripe(struct r45_stripe *sh)
 				touched = 0;
 			}
 		} else if (!c.trusted) {
-			refuse_untrusted(sh, &c, missing);
+			touched = refuse_untrusted(sh, &c, missing, touched,
+						   full);
 		}
 	}
 	/*
@@ -1579,22 +1612,26 @@ bool r45_cache_exit(struct r45_array *a)
 	if (a->wq) {
 		r45_release_delayed(a);
 		r45_wait_count(a, &a->rewrites);
-		drain_workqueue(a->wq);
-		destroy_workqueue(a->wq);
-		a->wq = NULL;
 		/*
 		 * A member I/O's completion may still be putting its stripe
-		 * (put_stripe, which wakes us under a->lock).  Every member
-		 * I/O belongs to something teardown has waited for (a bio, a
-		 * sync step, a rewrite), so a stripe still held after this is
-		 * our bug: warn and leak the whole cache (and the array, see
-		 * r45_array_destroy) rather than free memory that a late
-		 * completion would touch.
+		 * (put_stripe, which wakes us under a->lock), or queueing it
+		 * to a lane.  Every member I/O belongs to something teardown
+		 * has waited for (a bio, a sync step, a rewrite), so a stripe
+		 * still held after this is our bug: warn and leak the whole
+		 * cache, its lanes' workqueue and the array (r45_array_destroy)
+		 * rather than free what a late completion would touch.
 		 */
-		if (!wait_event_timeout(a->wait_stripe, all_idle(a), 10 * HZ)) {
-			WARN(1, "raid45: stripes still in use at teardown: cache leaked\n");
-			return false;
+		for (i = 0;; i++) {
+			drain_workqueue(a->wq);
+			if (wait_event_timeout(a->wait_stripe, all_idle(a), HZ))
+				break;
+			if (i == 9) {
+				WARN(1, "raid45: stripes still in use at teardown: cache leaked\n");
+				return false;
+			}
 		}
+		destroy_workqueue(a->wq);
+		a->wq = NULL;
 	}
 	list_for_each_entry_safe(sh, tmp, &a->idle, lru) {
 		list_del(&sh->lru);

@@ -99,6 +99,6 @@ struct r45_ppl_io;
 bool r45_ppl_log(struct r45_stripe *sh);
 void r45_ppl_written(struct r45_stripe *sh);
 /* raid5/stripe.c, for ppl.c: a parked stripe is handled again */
-void r45_ppl_release(struct r45_stripe *sh);
+void r45_ppl_wake(struct r45_stripe *sh, int bit);
 
 #endif
