@@ -12,7 +12,9 @@
 #    6 regions and the rebuild works exactly those (kernel log);
 #  - data and the raw members' parity right;
 #  - refusals: a member that is not failed; a member re-added while
-#    another is being rebuilt (dev_to_init).
+#    another is being rebuilt (dev_to_init); while regions are out of
+#    sync for another reason (a resync frozen half way); a member the
+#    table names missing.
 . "$(dirname "$0")/lib.sh"
 load_module
 N=4
@@ -91,6 +93,32 @@ wait $w
 wrap_member m1 /dev/ram1
 dmsetup suspend r45a || die "suspend"
 expect_fail "readd during another rebuild" dmsetup message r45a 0 readd 1
+dmsetup resume r45a
+dmsetup remove r45a || die "remove"
+retable_member m0 "0 $((9 * 2048)) linear /dev/ram0 0"
+
+# regions out of sync for another reason (a resync frozen half way): the
+# rebuild would take member 1's blocks there from parity; and a member
+# the table names missing cannot be taken back
+fill_dev /dev/mapper/mL 9 /dev/zero
+retable_member m0 "0 $((9 * 2048)) delay /dev/ram0 0 30"
+dmsetup create r45a --table "$(mk_table)" || die "create resyncing"
+sleep 1
+dmsetup message r45a 0 frozen || die "frozen"
+fail_wrapper m1
+put 0 &
+w=$!
+for i in $(seq 50); do [ "$(health r45a $N)" = ADAA ] && break; sleep 0.1; done
+dmsetup message r45a 0 allow_writes
+wait $w
+wrap_member m1 /dev/ram1
+dmsetup suspend r45a || die "suspend"
+expect_fail "readd with regions out of sync for another reason" dmsetup message r45a 0 readd 1
+dmesg | tail -n 5 | grep -q "out of sync for another reason" || die "no reason given"
+t=$(mk_table | sed 's| /dev/mapper/m1 2048| - -|')
+dmsetup load r45a --table "$t" && dmsetup resume r45a || die "reload with member 1 missing"
+dmsetup suspend r45a || die "suspend"
+expect_fail "readd of a member the table names missing" dmsetup message r45a 0 readd 1
 dmsetup resume r45a
 dmsetup remove r45a || die "remove"
 retable_member m0 "0 $((9 * 2048)) linear /dev/ram0 0"

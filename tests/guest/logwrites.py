@@ -373,7 +373,13 @@ def table(run, devs, logdev, dti, sync=""):
          3 if sync else 2, logdev, run["region_size"]]
     if sync:
         w.append(sync)
-    w += [run["type"], 1, run["chunk"], len(devs), dti]
+    w += [run["type"], 1, run["chunk"]]
+    if dti >= 0 and not sync:
+        # a crash in the middle of a rebuild left the regions it had not
+        # reached dirty: md's rule refuses that dirty degraded start
+        # unless forced (issue 26); the replay continues the rebuild
+        w.append("start_dirty_degraded")
+    w += [len(devs), dti]
     for d in devs:
         w += [d, run["offset"]]
     return [str(x) for x in w]

@@ -730,7 +730,7 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 	bool quiet = mem->no_spare_logged;
 	struct r45_table tab, nt;
 	char old[32], devno[32], why[R45MON_PATH_MAX + 128];
-	uint64_t need, sectors;
+	uint64_t need, sectors, off;
 	unsigned int s, data, major, minor;
 	int r;
 
@@ -742,8 +742,16 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 		     k, k < tab.nr_devs ? tab.devs[k] : "none", old);
 		return false;
 	}
+	/* a missing member's place takes the others' offset */
+	off = tab.offsets[k];
+	if (tab.missing[k])
+		for (s = 0; s < tab.nr_devs; s++)
+			if (!tab.missing[s]) {
+				off = tab.offsets[s];
+				break;
+			}
 	data = tab.nr_devs - r45_table_parity_members(&tab);
-	need = data ? tab.offsets[k] + t->len / data : 0;
+	need = data ? off + t->len / data : 0;
 
 	for (s = 0; s < d->conf.nr_spares; s++) {
 		const char *path = d->conf.spares[s];
@@ -773,17 +781,8 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 		nt = tab;
 		snprintf(nt.devs[k], sizeof(nt.devs[k]), "%s", devno);
 		nt.dev_to_init = (int)k;
-		if (nt.missing[k]) {
-			/* a missing member's place: the others' offset */
-			unsigned int j;
-
-			nt.missing[k] = false;
-			for (j = 0; j < nt.nr_devs; j++)
-				if (!nt.missing[j]) {
-					nt.offsets[k] = nt.offsets[j];
-					break;
-				}
-		}
+		nt.missing[k] = false;
+		nt.offsets[k] = off;
 		snprintf(why, sizeof(why), "replacing member %u (%s) by spare %s (%s)",
 			 k, old, path, devno);
 		if (load_table(d, t, &nt, why)) {
