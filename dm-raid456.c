@@ -7,6 +7,7 @@
  * status and table, takes messages and handles suspend/resume.
  */
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/device-mapper.h>
 #include <linux/dm-dirty-log.h>
 #include <linux/slab.h>
@@ -342,13 +343,18 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 	struct raid45 *old;
 	int r;
 
-	/* the log's replay makes every interrupted stripe right again */
-	if (!t->disk_log || rs->log_sync != R45_SYNC_DEFAULT || rs->array->ppl)
+	if (!t->disk_log || rs->log_sync != R45_SYNC_DEFAULT)
 		return 0;
 	mutex_lock(&raid45_list_lock);
 	old = find_predecessor(rs);
 	mutex_unlock(&raid45_list_lock);
 	if (old)
+		return 0;
+	/*
+	 * The partial parity log's replay makes every interrupted stripe
+	 * right again, if it was on during the last run: its areas say so.
+	 */
+	if (a->ppl && r45_ppl_vouches(a, t->dev_to_init))
 		return 0;
 	r = r45_disk_log_read(rs->log_dev->bdev, a->nr_regions, a->untrusted);
 	if (r < 0) {
@@ -427,7 +433,9 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = r45_ppl_init(rs->array, t->ppl_offset, t->ppl_size,
 				 t->ppl_signature);
 		if (r) {
-			ti->error = "Cannot set up the partial parity log";
+			ti->error = r == -EOPNOTSUPP ?
+				"The partial parity log needs 4 KiB pages" :
+				"Cannot set up the partial parity log";
 			goto bad;
 		}
 	}
@@ -948,8 +956,8 @@ bad:
 static int readd_message(struct raid45 *rs, unsigned int argc, char **argv)
 {
 	struct r45_array *a = rs->array;
+	unsigned int idx, noio;
 	const char *why;
-	unsigned int idx;
 	region_t n;
 	int r;
 
@@ -968,7 +976,10 @@ static int readd_message(struct raid45 *rs, unsigned int argc, char **argv)
 		      idx);
 		return -EBUSY;
 	}
+	/* suspended: the log reset allocates without I/O to the device */
+	noio = memalloc_noio_save();
 	r = r45_sync_readd(a, idx, &n, &why);
+	memalloc_noio_restore(noio);
 	if (r) {
 		DMERR("readd: member %u refused: %s", idx, why);
 		return r;
@@ -1295,6 +1306,9 @@ static void first_resume(struct raid45 *rs)
 	/* failures first: the log's replay must not read failed members */
 	if (old)
 		take_over(rs, old);
+	/* a table without the predecessor's log: its areas stop vouching */
+	if (old && !a->ppl)
+		r45_ppl_invalidate(old->array);
 	/* a new table is user space acting: what it inherits is known */
 	spin_lock_irq(&rs->hold_lock);
 	rs->failures_acked = r45_array_failed_mask(a);
@@ -1323,8 +1337,17 @@ static void raid45_resume(struct dm_target *ti)
 	if (rs->log->type->resume && !rs->suspend_killed)
 		rs->log->type->resume(rs->log);
 	rs->suspend_killed = false;
-	if (!rs->resumed)
+	if (!rs->resumed) {
+		/*
+		 * The device is suspended, a file system on it may be in
+		 * reclaim: what the log replay and the take-over allocate
+		 * must not wait for I/O to it.
+		 */
+		unsigned int noio = memalloc_noio_save();
+
 		first_resume(rs);
+		memalloc_noio_restore(noio);
+	}
 	set_suspending(rs, false);
 	r45_array_resume(rs->array);
 }

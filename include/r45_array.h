@@ -289,6 +289,7 @@ void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
 bool r45_sync_row_in_sync(struct r45_array *a, u64 row);
 bool r45_sync_row_trusted(struct r45_array *a, u64 row);
+void r45_sync_untrust(struct r45_array *a, sector_t first, sector_t last);
 void r45_sync_defer_nosync(struct r45_array *a, struct bio *bio);
 region_t r45_sync_unprotected_regions(struct r45_array *a);
 
@@ -326,6 +327,8 @@ int r45_ppl_replay(struct r45_array *a);
 void r45_ppl_takeover(struct r45_array *a, struct r45_array *old);
 void r45_ppl_suspend(struct r45_array *a);
 int r45_ppl_reset_member(struct r45_array *a, unsigned int i);
+bool r45_ppl_vouches(struct r45_array *a, int skip);
+void r45_ppl_invalidate(struct r45_array *a);
 int r45_ppl_quiesce(struct r45_array *a);
 
 /* raid5/parity.c */

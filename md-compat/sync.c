@@ -474,6 +474,34 @@ bool r45_sync_row_trusted(struct r45_array *a, u64 row)
 }
 
 /*
+ * Array sectors [@first, @last) may hold torn stripes (a partial parity
+ * log entry that could not be replayed): their regions become untrusted
+ * and out of sync, in the log too (its clean bit cleared, flushed), so
+ * that r45_sync_row_trusted refuses to compute from their parity with
+ * any log (a core "nosync" log included) until a resync has made them
+ * consistent, and a crash before that does not forget them.  Process
+ * context, before any I/O (the table's first resume).
+ */
+void r45_sync_untrust(struct r45_array *a, sector_t first, sector_t last)
+{
+	struct dm_dirty_log *log = a->log;
+	region_t r;
+
+	if (first >= last)
+		return;
+	mutex_lock(&a->rh_mutex);
+	for (r = div64_u64(first, a->region_size);
+	     r < a->nr_regions && r * a->region_size < last; r++) {
+		set_bit(r, a->untrusted);
+		log->type->mark_region(log, r);
+		log->type->set_region_sync(log, r, 0);
+	}
+	mutex_unlock(&a->rh_mutex);
+	if (log->type->flush(log))
+		DMERR("cannot write the log: regions with torn stripes may be taken as clean after a crash");
+}
+
+/*
  * A rebuild can run: there is a member to rebuild, it is alive, and the
  * others it is rebuilt from are enough (a rebuild reads every other
  * member: fewer failed than there is parity; with more it would write
@@ -1052,8 +1080,16 @@ void r45_sync_takeover(struct r45_array *a, struct r45_array *old)
 	region_t r;
 
 	if (a->nr_regions != old->nr_regions ||
-	    a->region_size != old->region_size)
+	    a->region_size != old->region_size) {
+		/*
+		 * Other regions: the record does not map onto them.  What a
+		 * crash left untrusted stays so, all of it (it only counts
+		 * where the log says a region is out of sync).
+		 */
+		if (!bitmap_empty(old->untrusted, old->nr_regions))
+			bitmap_fill(a->untrusted, a->nr_regions);
 		return;
+	}
 	mutex_lock(&a->rh_mutex);
 	for (r = 0; r < a->nr_regions; r++)
 		if (!log->type->in_sync(log, r, 1) &&
@@ -1082,8 +1118,17 @@ void r45_sync_takeover_degraded(struct r45_array *a, struct r45_array *old)
 {
 	unsigned int i;
 
-	if (a->nr_regions != old->nr_regions)
+	if (a->nr_regions != old->nr_regions ||
+	    a->region_size != old->region_size) {
+		/*
+		 * Other regions: the record does not map onto them.  What a
+		 * crash left untrusted stays so, all of it (it only counts
+		 * where the log says a region is out of sync).
+		 */
+		if (!bitmap_empty(old->untrusted, old->nr_regions))
+			bitmap_fill(a->untrusted, a->nr_regions);
 		return;
+	}
 	bitmap_copy(a->written_degraded, old->written_degraded,
 		    a->nr_regions);
 	bitmap_copy(a->untrusted, old->untrusted, a->nr_regions);

@@ -89,7 +89,8 @@ struct r45_ppl {
 	s64 offset;			/* the area, from the member's data */
 	sector_t size;
 	u32 signature;
-	atomic64_t seq;			/* generation of the next header */
+	atomic64_t seq;			/* generation of the last header */
+	atomic_t ios;			/* ios allocated, not yet finished */
 	wait_queue_head_t idle;		/* woken when an io is finished */
 	mempool_t *io_pool;
 	struct bio_set flush_bs;
@@ -127,6 +128,7 @@ static struct r45_ppl_io *new_io(struct r45_ppl_log *log)
 
 	if (!io)
 		return NULL;
+	atomic_inc(&log->ppl->ios);
 	header = io->header;
 	memset(io, 0, sizeof(*io));
 	io->header = header;
@@ -258,6 +260,7 @@ static void log_work(struct work_struct *work)
 static void io_finished(struct r45_ppl_io *io)
 {
 	struct r45_ppl_log *log = io->log;
+	struct r45_ppl *ppl = log->ppl;
 	struct r45_stripe *sh, *tmp;
 	unsigned long flags;
 	LIST_HEAD(retry);
@@ -272,13 +275,18 @@ static void io_finished(struct r45_ppl_io *io)
 		list_del_init(&sh->ppl_node);
 		r45_ppl_wake(sh, R45_STRIPE_PPL_RETRY);
 	}
-	queue_work(log->ppl->wq, &log->work);
+	queue_work(ppl->wq, &log->work);
 	/*
-	 * The last touch of the log: r45_ppl_exit waits for idle and then
-	 * for this wakeup to be over (it takes the waitqueue's lock), and
-	 * destroying the workqueue waits for the work queued above.
+	 * The last touch of the log, under the waitqueue's lock: r45_ppl_exit
+	 * waits for the count to reach 0 and then takes that lock, so it
+	 * cannot free the log while this runs (the list going empty above is
+	 * no such point: the pool and the workqueue are still used after).
+	 * Destroying the workqueue waits for the work queued above.
 	 */
-	wake_up_all(&log->ppl->idle);
+	spin_lock_irqsave(&ppl->idle.lock, flags);
+	atomic_dec(&ppl->ios);
+	wake_up_all_locked(&ppl->idle);
+	spin_unlock_irqrestore(&ppl->idle.lock, flags);
 }
 
 static void flush_endio(struct bio *bio)
@@ -418,6 +426,12 @@ int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 	unsigned int i;
 	int r = -ENOMEM;
 
+	/*
+	 * md's format counts in 4 KiB blocks, the code here in pages: on a
+	 * kernel with larger pages it refuses, as md's ppl_init_log does.
+	 */
+	if (PAGE_SIZE != PPL_HEADER_SIZE)
+		return -EOPNOTSUPP;
 	ppl = kzalloc(sizeof(*ppl), GFP_KERNEL);
 	if (!ppl)
 		return -ENOMEM;
@@ -472,7 +486,7 @@ fail:
 static bool ppl_idle(struct r45_ppl *ppl)
 {
 	unsigned int i;
-	bool idle = true;
+	bool idle = !atomic_read(&ppl->ios);
 
 	for (i = 0; i < ppl->a->geom.raid_disks && idle; i++) {
 		spin_lock_irq(&ppl->logs[i].lock);
@@ -509,7 +523,7 @@ void r45_ppl_exit(struct r45_array *a)
 	if (!ppl)
 		return;
 	wait_event(ppl->idle, ppl_idle(ppl));
-	/* the last io_finished may still be inside its wakeup */
+	/* the last io_finished may still hold the lock of its wakeup */
 	spin_lock_irq(&ppl->idle.lock);
 	spin_unlock_irq(&ppl->idle.lock);
 	destroy_workqueue(ppl->wq);
@@ -605,8 +619,14 @@ static int replay_entry(struct r45_ppl_log *log,
 		strip = chunk;
 		last = first + (data_size >> SECTOR_SHIFT);
 	}
+	/*
+	 * Only what md writes: within the array (no wrap), a strip within
+	 * one chunk (an entry crossing one would pair blocks of two rows).
+	 */
 	if (!ndata || ndata > g->data_disks || !strip || strip > chunk ||
-	    last > a->array_sectors)
+	    first >= a->array_sectors || last <= first ||
+	    last > a->array_sectors ||
+	    (first & (chunk - 1)) + strip > chunk)
 		return -EINVAL;
 	/* whole pages where the entry allows, else sector by sector */
 	step = !(first & 7) && !(last & 7) && !(strip & 7) ? 8 : 1;
@@ -643,8 +663,11 @@ static int replay_entry(struct r45_ppl_log *log,
 		if (pp_size) {
 			r = member_rw(a, log->idx, pp_sector + i, buf,
 				      step << SECTOR_SHIFT, REQ_OP_READ);
-			if (r)
+			if (r) {
+				/* md fails the member whose log it cannot read */
+				a->ops->member_failed(a, log->idx);
 				return r;
+			}
 			xor_page(acc, buf);
 		}
 		r45_sector_pos(g, first + i, &loc);
@@ -657,28 +680,32 @@ static int replay_entry(struct r45_ppl_log *log,
 		r = member_rw(a, log->idx,
 			      a->members[log->idx].offset + loc.dev_sector, acc,
 			      step << SECTOR_SHIFT, REQ_OP_WRITE);
-		if (r)
+		if (r) {
+			/* md fails a member it cannot write parity to */
+			a->ops->member_failed(a, log->idx);
 			return r;
+		}
 		written++;
 	}
 	return written;
 }
 
 /*
- * An entry that could not be replayed leaves its stripes as the crash
- * left them: no block of its regions is computed from their parity
- * (a->untrusted; r45_sync_row_trusted) until a resync made them right.
+ * An entry that could not be replayed (a read or write error, a
+ * checksum that does not match, fields md never writes) leaves its
+ * stripes as the crash left them: their regions go out of sync and
+ * untrusted (r45_sync_untrust), so that no block of them is computed
+ * from their parity until a resync made them right.  The range covers
+ * every row an entry of md's can reach from its first sector.
  */
 static void untrust_entry(struct r45_array *a, const struct ppl_header_entry *e)
 {
 	sector_t first = le64_to_cpu(e->data_sector);
-	sector_t last = first + ((sector_t)a->geom.data_disks <<
-				 a->geom.chunk_shift);
-	region_t r;
+	sector_t rows = (sector_t)a->geom.data_disks << a->geom.chunk_shift;
 
-	for (r = div64_u64(first, a->region_size);
-	     r < a->nr_regions && r * a->region_size < last; r++)
-		set_bit(r, a->untrusted);
+	if (first < a->array_sectors)
+		r45_sync_untrust(a, first,
+				 min_t(u64, first + 2 * rows, a->array_sectors));
 }
 
 /*
@@ -716,6 +743,10 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
 		if (h && le64_to_cpu(h->generation) >
 			 le64_to_cpu(nh->generation))
 			break;		/* h was the newest */
+		/* the next headers' generations go on from the newest */
+		if (le64_to_cpu(nh->generation) > atomic64_read(&log->ppl->seq))
+			atomic64_set(&log->ppl->seq,
+				     le64_to_cpu(nh->generation));
 		swap(hp, prev);
 		h = page_address(prev);
 		found = pos;
@@ -737,6 +768,7 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
 
 		pp += pp_size >> SECTOR_SHIFT;
 		if (pp > end) {
+			untrust_entry(a, e);
 			(*bad)++;
 			break;
 		}
@@ -746,14 +778,23 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
 			unsigned int len = min_t(u32, left, PAGE_SIZE);
 
 			r = member_rw(a, log->idx, s, buf, len, REQ_OP_READ);
-			if (r)
+			if (r) {
+				untrust_entry(a, e);
 				goto out;
+			}
 			ppl_crc(&crc, page_address(buf), len);
 			left -= len;
 			s += len >> SECTOR_SHIFT;
 		}
+		/*
+		 * A torn log write is one whose stripes never went out (they
+		 * wait for it), but a checksum also fails on a log corrupted
+		 * since: md keeps such an array dirty, the entry's regions are
+		 * untrusted here.
+		 */
 		if (~crc != le32_to_cpu(e->checksum) ||
 		    le32_to_cpu(e->parity_disk) != log->idx) {
+			untrust_entry(a, e);
 			(*bad)++;
 			continue;
 		}
@@ -766,6 +807,8 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
 			      r);
 			untrust_entry(a, e);
 			(*bad)++;
+			if (r45_array_member_failed(a, log->idx))
+				goto out;
 			continue;
 		}
 		n++;
@@ -786,9 +829,11 @@ out:
 }
 
 /*
- * An empty log: the area zeroed (no old header may pass for the newest
- * of a chain whose generations start again) and an empty header at its
- * start, as md starts an array.
+ * An empty log: an empty header at the area's start, with a generation
+ * above any the area held (r45_ppl_replay seeded them), and with @zero
+ * the rest of the area zeroed first.  The header write flushes the
+ * member before it (the zeroes are durable first) and is FUA: whatever
+ * a volatile cache loses, no older header can pass for the newest.
  */
 static int reset_log(struct r45_ppl_log *log, bool zero)
 {
@@ -811,13 +856,11 @@ static int reset_log(struct r45_ppl_log *log, bool zero)
 	h = page_address(page);
 	memset(h->reserved, 0xff, PPL_HDR_RESERVED);
 	h->signature = cpu_to_le32(log->ppl->signature);
-	/* zeroed: the chain starts again; else it goes on from here */
-	if (!zero)
-		h->generation = cpu_to_le64(atomic64_inc_return(&log->ppl->seq));
+	h->generation = cpu_to_le64(atomic64_inc_return(&log->ppl->seq));
 	ppl_crc(&crc, h, PPL_HEADER_SIZE);
 	h->checksum = cpu_to_le32(~crc);
 	r = member_rw(a, log->idx, log->start, page, PPL_HEADER_SIZE,
-		      REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
+		      REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA | REQ_SYNC);
 	__free_page(page);
 	log->next = log->start;
 	return r;
@@ -832,8 +875,8 @@ static void log_unusable(struct r45_array *a, unsigned int i, int r)
 
 /*
  * At a fresh activation, before any I/O (the table's first resume, no
- * predecessor): every live member's log replayed, then emptied (zeroed:
- * the generations start again).  Afterwards every stripe a crash
+ * predecessor): every live member's log replayed, then emptied (zeroed,
+ * and a header newer than any it held).  Afterwards every stripe a crash
  * interrupted has parity that matches the blocks its write did not
  * touch, on every stripe whose modified members are all there.  The
  * member being rebuilt (dev_to_init) holds nothing: neither its data nor
@@ -861,7 +904,7 @@ int r45_ppl_replay(struct r45_array *a)
 			log_unusable(a, i, r);
 	}
 	if (n || bad)
-		DMINFO("partial parity log: %d entries replayed, %u not (checksum, or torn: their stripes were never written)",
+		DMINFO("partial parity log: %d entries replayed, %u not (checksum, torn, or an I/O error): their regions stay out of sync until a resync",
 		       n, bad);
 	return n;
 }
@@ -870,23 +913,30 @@ int r45_ppl_replay(struct r45_array *a)
  * A reload: the predecessor's logs were emptied at its suspend
  * (r45_ppl_suspend) and every stripe it logged is on the members.  With
  * the same area and signature the chains go on, with the predecessor's
- * generations; otherwise the areas are zeroed and start again.  Nothing
- * is replayed: the members a reload takes as failed may hold stale data.
+ * generations; otherwise, and on a member whose device changed or that
+ * is to be rebuilt (it may hold an old log of this array), the area is
+ * zeroed.  Nothing is replayed: the members a reload takes as failed
+ * may hold stale data.
  */
 void r45_ppl_takeover(struct r45_array *a, struct r45_array *old)
 {
 	struct r45_ppl *ppl = a->ppl, *o = old->ppl;
 	bool same = o && o->offset == ppl->offset && o->size == ppl->size &&
 		    o->signature == ppl->signature;
+	int rm = READ_ONCE(a->recover_member);
 	unsigned int i;
 	int r;
 
-	if (same)
+	if (o)
 		atomic64_set(&ppl->seq, atomic64_read(&o->seq));
 	for (i = 0; i < a->geom.raid_disks; i++) {
+		bool zero = !same || (int)i == rm ||
+			    a->members[i].bdev != old->members[i].bdev ||
+			    a->members[i].offset != old->members[i].offset;
+
 		if (r45_array_member_failed(a, i))
 			continue;
-		r = reset_log(&ppl->logs[i], !same);
+		r = reset_log(&ppl->logs[i], zero);
 		if (r < 0)
 			log_unusable(a, i, r);
 	}
@@ -912,6 +962,63 @@ void r45_ppl_suspend(struct r45_array *a)
 		if (r < 0)
 			log_unusable(a, i, r);
 	}
+}
+
+/*
+ * Did this partial parity log cover the array's last run?  Every table
+ * with a log keeps a valid header (this signature) at the start of each
+ * live member's area from its first resume on; a table without one, put
+ * in by a reload, invalidates them (r45_ppl_invalidate), and areas never
+ * written hold none.  Without that on every member that will be read,
+ * the replay cannot vouch for the stripes a crash interrupted, and the
+ * dirty-degraded rule applies as without a log.  Table load, before any
+ * I/O; @skip: the member to rebuild (its area is not read).
+ */
+bool r45_ppl_vouches(struct r45_array *a, int skip)
+{
+	struct page *page;
+	unsigned int i;
+	bool ok = true;
+
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return false;
+	for (i = 0; i < a->geom.raid_disks && ok; i++) {
+		if (!a->members[i].bdev || (int)i == skip ||
+		    r45_array_member_failed(a, i))
+			continue;
+		ok = read_header(&a->ppl->logs[i], a->ppl->logs[i].start,
+				 page) == 1;
+	}
+	__free_page(page);
+	return ok;
+}
+
+/*
+ * A reload replaces this table, which has a log, with one without: the
+ * headers at the start of the areas are zeroed (flushed, FUA), so that a
+ * later table with the log does not take the areas as covering the run
+ * of the table without it (r45_ppl_vouches).  Both suspended.
+ */
+void r45_ppl_invalidate(struct r45_array *a)
+{
+	struct page *page;
+	unsigned int i;
+
+	if (!a->ppl)
+		return;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	for (i = 0; i < a->geom.raid_disks; i++) {
+		if (!a->members[i].bdev || r45_array_member_failed(a, i))
+			continue;
+		if (!page || member_rw(a, i, a->ppl->logs[i].start, page,
+				       PPL_HEADER_SIZE, REQ_OP_WRITE |
+				       REQ_PREFLUSH | REQ_FUA | REQ_SYNC))
+			DMERR("member %u: cannot invalidate its partial parity log: zero it before a table uses that log again",
+			      i);
+	}
+	if (page)
+		__free_page(page);
 }
 
 /*

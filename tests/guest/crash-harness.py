@@ -20,6 +20,10 @@ POINTS times:
                   activation refused; it is then forced
                   (start_dirty_degraded);
        ppl        the same with a partial parity log: accepted;
+       ppl-late   written without a partial parity log, activated with
+                  one whose areas hold no header (the log added after
+                  the crash): it vouches for nothing, so refused then
+                  forced as raid45;
        md-verify  raid45 with md's PPL area wrote the crash; md
                   assembles the members (marked dirty, so that it
                   replays the log) and md's check is the parity oracle;
@@ -55,7 +59,7 @@ PARCHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 MODE, TYPE = sys.argv[1], sys.argv[2]
 N, POINTS, SEED = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 MD = MODE.startswith("md")
-PPL = MODE != "raid45"
+PPL = MODE not in ("raid45", "ppl-late")    # the writes were logged
 PARITY = 2 if TYPE.startswith("raid6") else 1
 DEV_SECTORS = 2 * 2048        # array data per member
 # md modes: 64 KiB chunks and 16 KiB blocks, so that md's log entries
@@ -117,7 +121,7 @@ def members():
 
 # ---- raid45 ----
 
-def table(missing=-1, force=False, core=False):
+def table(missing=-1, force=False, core=False, ppl=PPL):
     if core:
         w = ["0", str(ARRAY_SECTORS), "raid45", "core", "2", str(REGION),
              "nosync"]
@@ -130,7 +134,7 @@ def table(missing=-1, force=False, core=False):
     w += ["1", str(CHUNK)]
     if force:
         w.append("start_dirty_degraded")
-    if PPL:
+    if ppl:
         w += ["ppl", str(layout["ppl"][0]), str(layout["ppl"][1]),
               "0x%08x" % layout["signature"]]
     w += [str(N), "-1"]
@@ -519,6 +523,16 @@ def parity_whole():
                          "sync: %s" % " ".join(r.stdout.split("\n")[-6:]))
 
 
+def zero_ppl_areas():
+    """ppl-late: no header in any member's area (never logged there)."""
+    buf = mmap.mmap(-1, layout["ppl"][1] * 512)
+    for i in range(N):
+        fd = os.open(node("d%d" % i), os.O_WRONLY | os.O_DIRECT)
+        os.pwrite(fd, buf, (layout["offset"] + layout["ppl"][0]) * 512)
+        os.fsync(fd)
+        os.close(fd)
+
+
 def burst(dev, k):
     """Writes, then the crash; the writers end when the array lets them."""
     threads = [threading.Thread(target=writer,
@@ -534,6 +548,8 @@ def burst(dev, k):
 
 def point(k, dev):
     """One crash point; returns (wrong, refused, eio, note, next device)."""
+    if MODE == "ppl-late":
+        zero_ppl_areas()
     threads = burst(dev, k)
     if MD and MODE == "md-crash":
         for t in threads:
@@ -574,11 +590,12 @@ def point(k, dev):
         unsafe = len(eio)
     else:
         core = MODE == "md-crash"
-        if not try_create(table(missing, core=core)):
+        late = MODE == "ppl-late" or PPL
+        if not try_create(table(missing, core=core, ppl=late)):
             if PPL:
                 raise SystemExit("point %d: activation with PPL refused" % k)
             refused = forced = True
-            if not try_create(table(missing, force=True)):
+            if not try_create(table(missing, force=True, ppl=late)):
                 raise SystemExit("point %d: forced activation refused" % k)
         note = "member %d missing, %s" % (
             missing, "refused then forced" if refused else "accepted")
@@ -642,7 +659,7 @@ def main():
                                   total_wrong, n, sum(md_replays)))
     # a case that never reached what it tests proves nothing
     vacuous = None
-    if MODE == "raid45" and not refusals:
+    if MODE in ("raid45", "ppl-late") and not refusals:
         vacuous = "no activation was refused: no crash left a region dirty"
     elif MODE in ("ppl", "md-crash") and not n:
         vacuous = "no log entry was replayed"
