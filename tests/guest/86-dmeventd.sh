@@ -24,11 +24,12 @@
 #     disks (written through md, md stopped) is activated on raid45 by
 #     "raid45-monitor dmraid --policy spare --spare <5th disk>" from
 #     Debian's dmraid's table (its "raid" line, converted: mdadm's
-#     member order, offset 0, nosync); a member disk goes offline under
-#     a write loop; with no human step the spare is rebuilt to AAAA and
-#     the table reloaded with -1; md's data and the loop's writes read
-#     back right, the raw disks' parity is right, and the IMSM metadata
-#     is as before (raid45 writes none: the spare is not recorded).
+#     member order, offset 0, nosync; a second activation is refused);
+#     a member disk goes offline under a write loop; with no human step
+#     the spare is rebuilt to AAAA and the table reloaded with -1; md's
+#     data and the loop's writes read back right, the raw disks' parity
+#     is right, and the IMSM metadata is as before (raid45 writes none:
+#     the spare is not recorded).
 . "$(dirname "$0")/lib.sh"
 load_module
 
@@ -364,6 +365,10 @@ t=$(dmsetup table "$fset")
 for i in $(seq 100); do [ "$(count_log " $fset: monitoring")" -gt "${n:-0}" ] && break; sleep 0.1; done
 [ "$(count_log " $fset: monitoring")" -gt "${n:-0}" ] || die "the plugin did not start monitoring $fset"
 "$MON" list | grep -q "^$fset: monitored, policy spare, 1 spare" || die "list: $("$MON" list)"
+# a second activation is refused and changes nothing
+expect_fail "a second raid45-monitor dmraid $fset" "$MON" dmraid "$fset" --policy warn
+grep -q "$fset is active already" /tmp/expect_fail.out || die "second activation: $(cat /tmp/expect_fail.out)"
+[ "$(dmsetup table "$fset")" = "$t" ] || die "table changed by the refused activation: $(dmsetup table "$fset")"
 [ "$(health "$fset" 4)" = AAAA ] && [ "$(sync_action "$fset")" = idle ] ||
 	die "status after activation: $(dmsetup status "$fset")"
 dd if="/dev/mapper/$fset" bs=1M count=$((mdsz / 2048)) iflag=direct status=none | cmp - /tmp/refF ||

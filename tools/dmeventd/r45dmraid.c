@@ -154,8 +154,10 @@ static const char *base_name(const char *path)
 }
 
 /*
- * A member dmraid names missing: "-", or the error target it creates in a
- * missing member's place, <dm dir>/<set name>_err_target.
+ * A member dmraid names missing: "-"; the error target it creates in a
+ * missing member's place, <dm dir>/<set name>_err_target; or /dev/zero,
+ * which it writes for a disk whose metadata it does not trust (a disk
+ * left behind by a set whose members changed, seen in the guest).
  */
 static bool member_missing(const char *dev, const char *name)
 {
@@ -163,7 +165,7 @@ static bool member_missing(const char *dev, const char *name)
 	const char *b = base_name(dev);
 	size_t nl = strlen(name);
 
-	if (!strcmp(dev, "-"))
+	if (!strcmp(dev, "-") || !strcmp(dev, "/dev/zero"))
 		return true;
 	return b != dev && strlen(b) == nl + sizeof(suffix) - 1 &&
 	       !strncmp(b, name, nl) && !strcmp(b + nl, suffix);
@@ -535,6 +537,151 @@ int r45dm_convert(const char *text, const char *set, char *name, size_t namesize
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+const char *r45dm_isw_volume(const char *set)
+{
+	const char *fam, *vol;
+
+	if (strncmp(set, "isw_", 4))
+		return NULL;
+	fam = set + 4;
+	vol = strchr(fam, '_');
+	if (!vol || vol == fam || !vol[1])
+		return NULL;
+	return vol + 1;
+}
+
+/* "<spaces>key : value" in line (len long): the value's start, or NULL. */
+static const char *field(const char *line, size_t len, const char *key)
+{
+	size_t kl = strlen(key), i = 0;
+
+	while (i < len && line[i] == ' ')
+		i++;
+	if (len - i < kl || memcmp(line + i, key, kl))
+		return NULL;
+	i += kl;
+	while (i < len && line[i] == ' ')
+		i++;
+	if (i >= len || line[i] != ':')
+		return NULL;
+	i++;
+	while (i < len && line[i] == ' ')
+		i++;
+	return line + i;
+}
+
+/* A decimal number that ends the value or is followed by a space. */
+static bool value_u64(const char *v, const char *end, uint64_t max, uint64_t *val)
+{
+	char num[24];
+	size_t n = 0;
+
+	while (v + n < end && v[n] >= '0' && v[n] <= '9')
+		n++;
+	if (!n || n >= sizeof(num) || (v + n < end && v[n] != ' '))
+		return false;
+	memcpy(num, v, n);
+	num[n] = '\0';
+	return get_u64(num, max, val);
+}
+
+int r45dm_imsm_examine(const char *text, const char *volume,
+		       struct r45dm_imsm_volume *v)
+{
+	const char *p = text, *val;
+	bool in = false, found = false, have_slot = false, have_members = false,
+	     have_offset = false;
+	size_t vl = strlen(volume);
+	uint64_t n;
+
+	v->slot = -1;
+	v->members = 0;
+	v->offset = 0;
+	while (*p) {
+		const char *eol = strchr(p, '\n'), *end;
+		size_t len = eol ? (size_t)(eol - p) : strlen(p), i = 0;
+
+		end = p + len;
+		while (i < len && p[i] == ' ')
+			i++;
+		if (i < len && p[i] == '[') {
+			/* a section: "[<volume>]:" */
+			in = len - i == vl + 3 && !memcmp(p + i + 1, volume, vl) &&
+			     !memcmp(p + i + 1 + vl, "]:", 2);
+			if (in) {
+				if (found)
+					return -EINVAL;	/* twice */
+				found = true;
+			}
+		} else if (in && !len) {
+			in = false;
+		} else if (in) {
+			if ((val = field(p, len, "This Slot"))) {
+				have_slot = true;
+				if (value_u64(val, end, R45DM_MAX_MEMBERS - 1, &n))
+					v->slot = (int)n;
+			} else if ((val = field(p, len, "Members"))) {
+				if (!value_u64(val, end, R45DM_MAX_MEMBERS, &n))
+					return -EINVAL;
+				v->members = (unsigned int)n;
+				have_members = true;
+			} else if ((val = field(p, len, "Sector Offset"))) {
+				if (!value_u64(val, end, UINT64_MAX, &v->offset))
+					return -EINVAL;
+				have_offset = true;
+			}
+		}
+		p = end;
+		if (*p)
+			p++;
+	}
+	if (!found)
+		return -ENOENT;
+	return have_slot && have_members && have_offset ? 0 : -EINVAL;
+}
+
+int r45dm_reorder(struct r45dm_set *s, const int *slots, char *err, size_t errsize)
+{
+	char devs[R45DM_MAX_MEMBERS][R45DM_PATH_MAX];
+	uint64_t offsets[R45DM_MAX_MEMBERS];
+	int where[R45DM_MAX_MEMBERS];
+	bool taken[R45DM_MAX_MEMBERS] = { false };
+	unsigned int k, free_slot = 0;
+	bool changed = false;
+
+	for (k = 0; k < s->nr_devs; k++) {
+		where[k] = -1;
+		if (!s->devs[k][0])
+			continue;
+		if (slots[k] < 0 || slots[k] >= (int)s->nr_devs)
+			return fail(err, errsize, "member %s: slot %d of %u", s->devs[k], slots[k],
+				    s->nr_devs);
+		if (taken[slots[k]])
+			return fail(err, errsize, "member %s: slot %d taken twice", s->devs[k],
+				    slots[k]);
+		taken[slots[k]] = true;
+		where[k] = slots[k];
+	}
+	for (k = 0; k < s->nr_devs; k++) {
+		if (where[k] >= 0)
+			continue;
+		while (taken[free_slot])
+			free_slot++;
+		taken[free_slot] = true;
+		where[k] = (int)free_slot;
+	}
+	for (k = 0; k < s->nr_devs; k++) {
+		strcpy(devs[where[k]], s->devs[k]);
+		offsets[where[k]] = s->offsets[k];
+		changed |= where[k] != (int)k;
+	}
+	memcpy(s->devs, devs, sizeof(devs[0]) * s->nr_devs);
+	memcpy(s->offsets, offsets, sizeof(offsets[0]) * s->nr_devs);
+	if (s->dev_to_init >= 0)
+		s->dev_to_init = where[s->dev_to_init];
+	return changed;
 }
 
 int r45dm_uuid(const char *name, char *buf, size_t size)

@@ -12,8 +12,9 @@
  *     0 <len> raid <type> <#params> <chunk> [sync|nosync]
  *         [region_size <n>] [rebuild <idx>] <#devs> (<meta> <dev>)...
  *   with "-" for the metadata devices (dmraid never has any), and for a
- *   missing member either "-" or the error target dmraid creates in its
- *   place, /dev/mapper/<name>_err_target;
+ *   missing member "-", the error target dmraid creates in its place,
+ *   /dev/mapper/<name>_err_target, or /dev/zero, which dmraid writes for
+ *   a disk whose metadata it does not trust;
  *
  *   dmraid's own raid45 form (upstream rc16):
  *     0 <len> raid45 core 2 <region> sync|nosync <type> 1 <chunk>
@@ -84,6 +85,37 @@ int r45dm_format(const struct r45dm_set *s, char *buf, size_t size);
 /* r45dm_pick, r45dm_parse and r45dm_format in one: 0 or -errno. */
 int r45dm_convert(const char *text, const char *set, char *name, size_t namesize,
 		  char *out, size_t outsize, char *err, size_t errsize);
+
+/*
+ * IMSM (dmraid's "isw" format): dmraid names a volume's set
+ * isw_<family>_<volume>, and Debian's dmraid lists its members in the
+ * order of the metadata's disk table, which is the volume's member order
+ * only until the disks change (after mdadm has replaced a member it is
+ * not: the table would read the members in the wrong order).  The member
+ * order is checked against each member's own metadata as "mdadm
+ * --examine" prints it: the volume's "This Slot".
+ */
+struct r45dm_imsm_volume {
+	int slot;		/* "This Slot", -1 if not a number */
+	unsigned int members;	/* "Members" */
+	uint64_t offset;	/* "Sector Offset" */
+};
+
+/* The volume name of an isw set name, or NULL if it is not one. */
+const char *r45dm_isw_volume(const char *set);
+/*
+ * From "mdadm --examine" of one disk, the section "[<volume>]:": 0, or
+ * -ENOENT (no such volume), -EINVAL (its fields missing or malformed).
+ */
+int r45dm_imsm_examine(const char *text, const char *volume,
+		       struct r45dm_imsm_volume *v);
+/*
+ * Put each present member at its slot (slots[k] for member k, ignored
+ * for missing ones); missing members take the slots left.  dev_to_init
+ * moves with its member.  1 if the order changed, 0 if not, -EINVAL
+ * (with err) if the slots are out of range or taken twice.
+ */
+int r45dm_reorder(struct r45dm_set *s, const int *slots, char *err, size_t errsize);
 
 /* DMRAID45-<name>: 0, or -ENAMETOOLONG if it does not fit a dm UUID. */
 int r45dm_uuid(const char *name, char *buf, size_t size);

@@ -759,10 +759,11 @@ static int dm_exists(const char *name)
 	return r;
 }
 
-/* Is the device's table one "error" target (what dmraid creates)? */
-static bool is_error_device(const char *name)
+/* Is the device's table one "error" target (what dmraid creates), unused? */
+static bool unused_error_device(const char *name)
 {
 	struct dm_task *dmt = dm_task_create(DM_DEVICE_TABLE);
+	struct dm_info info;
 	uint64_t s, l;
 	char *type = NULL, *params;
 	void *next;
@@ -770,7 +771,8 @@ static bool is_error_device(const char *name)
 
 	if (!dmt)
 		return false;
-	if (dm_task_set_name(dmt, name) && dm_task_run(dmt)) {
+	if (dm_task_set_name(dmt, name) && dm_task_run(dmt) && dm_task_get_info(dmt, &info) &&
+	    info.exists && !info.open_count) {
 		next = dm_get_next_target(dmt, NULL, &s, &l, &type, &params);
 		r = !next && type && !strcmp(type, "error");
 	}
@@ -854,19 +856,17 @@ static char *read_all(int fd, const char *what)
 }
 
 /*
- * "dmraid -ay -t <set>": its standard output (its messages on standard
- * error go to ours), or NULL.  *status: its exit status, -1 if it did not
- * exit normally.
+ * Run argv (from $PATH) and return its standard output (caller frees), or
+ * NULL.  Its standard error goes to ours, or nowhere if quiet.  *status:
+ * its exit status (127: it could not be run), -1 if it did not exit.
  */
-static char *run_dmraid(const char *set, int *status)
+static char *run_capture(const char *const argv[], bool quiet, int *status)
 {
-	const char *dmraid = getenv("DMRAID");
-	int fds[2], st;
+	int fds[2], st, fd;
 	char *out;
 	pid_t pid;
 
-	if (!dmraid || !dmraid[0])
-		dmraid = "dmraid";
+	*status = -1;
 	if (pipe(fds)) {
 		error("pipe: %s", strerror(errno));
 		return NULL;
@@ -884,13 +884,18 @@ static char *run_dmraid(const char *set, int *status)
 		if (dup2(fds[1], STDOUT_FILENO) < 0)
 			_exit(127);
 		close(fds[1]);
-		execlp(dmraid, dmraid, "-ay", "-t", set, (char *)NULL);
-		fprintf(stderr, "%s: cannot run %s: %s (is dmraid installed?)\n", prog, dmraid,
-			strerror(errno));
+		if (quiet) {
+			fd = open("/dev/null", O_WRONLY);
+			if (fd >= 0 && dup2(fd, STDERR_FILENO) >= 0)
+				close(fd);
+		}
+		execvp(argv[0], (char *const *)argv);
+		if (!quiet)
+			fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(fds[1]);
-	out = read_all(fds[0], "dmraid's output");
+	out = read_all(fds[0], argv[0]);
 	close(fds[0]);
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
@@ -900,6 +905,79 @@ static char *run_dmraid(const char *set, int *status)
 	}
 	*status = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return out;
+}
+
+/* "dmraid -ay -t <set>" ($DMRAID names another dmraid) */
+static char *run_dmraid(const char *set, int *status)
+{
+	const char *dmraid = getenv("DMRAID");
+	const char *argv[] = { dmraid && dmraid[0] ? dmraid : "dmraid", "-ay", "-t", set, NULL };
+
+	return run_capture(argv, false, status);
+}
+
+/*
+ * An IMSM volume's members in the order of its metadata ("This Slot" in
+ * "mdadm --examine" of each member), which Debian's dmraid does not keep
+ * once the disks changed (r45dmraid.h).  0 (set reordered if needed), or
+ * 1 with the reason printed.
+ */
+static int imsm_order(const char *name, const char *vol, struct r45dm_set *set)
+{
+	int slots[R45DM_MAX_MEMBERS], st, r;
+	struct r45dm_imsm_volume v;
+	char err[256], order[R45DM_MAX_MEMBERS * 8];
+	unsigned int k;
+	size_t o = 0;
+
+	for (k = 0; k < set->nr_devs; k++) {
+		const char *argv[] = { "mdadm", "--examine", set->devs[k], NULL };
+		char *text;
+
+		slots[k] = -1;
+		if (!set->devs[k][0])
+			continue;
+		text = run_capture(argv, true, &st);
+		if (!text)
+			return 1;
+		if (st == 127) {
+			free(text);
+			fprintf(stderr, "%s: warning: mdadm not found: the member order of %s is dmraid's, not checked against the IMSM metadata\n",
+				prog, name);
+			return 0;
+		}
+		r = r45dm_imsm_examine(text, vol, &v);
+		free(text);
+		if (r == -ENOENT) {
+			error("%s: %s has no volume %s in its IMSM metadata (mdadm --examine %s)",
+			      name, set->devs[k], vol, set->devs[k]);
+			return 1;
+		}
+		if (r) {
+			error("%s: cannot read volume %s in \"mdadm --examine %s\"", name, vol,
+			      set->devs[k]);
+			return 1;
+		}
+		if (v.members != set->nr_devs || v.offset != set->offsets[k]) {
+			error("%s: %s's IMSM metadata has volume %s of %u members at sector %llu, dmraid's table %u members at sector %llu",
+			      name, set->devs[k], vol, v.members, (unsigned long long)v.offset,
+			      set->nr_devs, (unsigned long long)set->offsets[k]);
+			return 1;
+		}
+		slots[k] = v.slot;
+	}
+	r = r45dm_reorder(set, slots, err, sizeof(err));
+	if (r < 0) {
+		error("%s: the IMSM metadata's member slots do not fit dmraid's table: %s", name, err);
+		return 1;
+	}
+	if (r) {
+		for (k = 0; k < set->nr_devs && o < sizeof(order); k++)
+			o += (size_t)snprintf(order + o, sizeof(order) - o, " %d", slots[k]);
+		printf("%s: members reordered by their IMSM metadata (mdadm --examine: This Slot%s): dmraid lists them in another order\n",
+		       name, order);
+	}
+	return 0;
 }
 
 static char *read_table_file(const char *path)
@@ -955,10 +1033,10 @@ static int cmd_dmraid(int argc, char **argv)
 	const char *set_arg = NULL, *file = NULL, *dso;
 	char name[R45DM_NAME_MAX], uuid[R45DM_NAME_MAX + 16], err[512], errdev[R45DM_NAME_MAX + 16];
 	bool dry_run = false, ran_dmraid = false;
-	int c, r, status = 0, rc = 1;
+	int c, r, status = 0, rc;
 	struct reg_args a;
 	char *text;
-	const char *p;
+	const char *p, *vol;
 
 	reg_args_init(&a);
 	optind = 1;
@@ -1013,33 +1091,11 @@ static int cmd_dmraid(int argc, char **argv)
 	free(text);
 	/* dmraid -t made an error target for a missing member: not needed */
 	if (ran_dmraid && snprintf(errdev, sizeof(errdev), "%s_err_target", set_arg) <
-	    (int)sizeof(errdev) && dm_exists(errdev) == 1 && is_error_device(errdev))
+	    (int)sizeof(errdev) && dm_exists(errdev) == 1 && unused_error_device(errdev))
 		(void)dm_simple(DM_DEVICE_REMOVE, errdev, NULL, 0, NULL);
-	if (r)
+	if (r || check_name(name))
 		return 1;
-	if (r45dm_parse(table, name, &set, err, sizeof(err))) {
-		error("%s: cannot convert \"%s\": %s", name, table, err);
-		return 1;
-	}
-	if (r45dm_format(&set, out, sizeof(out))) {
-		error("%s: raid45 table too long", name);
-		return 1;
-	}
-	if (check_name(name))
-		return 1;
-	printf("%s: %s\n", name, out);
-	if (set.given_region != set.region)
-		printf("%s: region size %u (dmraid's %u is below the chunk size)\n", name,
-		       set.region, set.given_region);
-	if (dry_run)
-		return 0;
-	fflush(stdout);
-
-	if (r45dm_uuid(name, uuid, sizeof(uuid))) {
-		error("%s: name too long for a UUID %s<name>", name, R45DM_UUID_PREFIX);
-		return 1;
-	}
-	switch (dm_exists(name)) {
+	switch (dry_run ? 0 : dm_exists(name)) {
 	case 1:
 		error("%s is active already (\"dmraid -an %s\" or \"dmsetup remove %s\" first)",
 		      name, name, name);
@@ -1049,6 +1105,31 @@ static int cmd_dmraid(int argc, char **argv)
 		return 1;
 	default:
 		break;
+	}
+	if (r45dm_parse(table, name, &set, err, sizeof(err))) {
+		error("%s: cannot convert \"%s\": %s", name, table, err);
+		return 1;
+	}
+	vol = r45dm_isw_volume(name);
+	if (vol && imsm_order(name, vol, &set))
+		return 1;
+	if (r45dm_format(&set, out, sizeof(out))) {
+		error("%s: raid45 table too long", name);
+		return 1;
+	}
+	printf("%s: %s\n", name, out);
+	if (!set.given_region)
+		printf("%s: region size %u (dmraid gave none)\n", name, set.region);
+	else if (set.given_region != set.region)
+		printf("%s: region size %u (dmraid's %u is below the chunk size)\n", name,
+		       set.region, set.given_region);
+	if (dry_run)
+		return 0;
+	fflush(stdout);
+
+	if (r45dm_uuid(name, uuid, sizeof(uuid))) {
+		error("%s: name too long for a UUID %s<name>", name, R45DM_UUID_PREFIX);
+		return 1;
 	}
 	if (spares_not_members(&a.conf, &set))
 		return 1;

@@ -3,16 +3,18 @@
  * Unit tests of r45dmraid.c, dmraid's table lines as raid45 lines, over
  * the forms dmraid prints: Debian's dmraid 1.0.0.rc16 ("raid", the
  * kernel's dm-raid target) with nosync, with sync, with and without
- * region_size, with a missing member given as "-" or as dmraid's error
- * target, with rebuild; dmraid's own raid45 lines (offsets kept, an
- * error target member made "- -"); the set picked out of dmraid's whole
- * output (its messages, other sets, partitions); and refusals: RAID0/1/10,
- * unknown types and parameters, counts that do not match the words,
- * metadata devices, too many missing members, bad geometry, several
- * segments, numbers that overflow.  Every converted line must parse with
- * the monitor's own raid45 table reader (r45status.c).  A fuzz loop of
- * mutated lines must end in 0 or an error, never a crash (run under
- * AddressSanitizer and UBSan by tests/unit).
+ * region_size, with a missing member given as "-", as dmraid's error
+ * target or as /dev/zero, with rebuild; dmraid's own raid45 lines
+ * (offsets kept, an error target member made "- -"); the set picked out
+ * of dmraid's whole output (its messages, other sets, partitions); and
+ * refusals: RAID0/1/10, unknown types and parameters, counts that do not
+ * match the words, metadata devices, too many missing members, bad
+ * geometry, several segments, numbers that overflow.  Every converted
+ * line must parse with the monitor's own raid45 table reader
+ * (r45status.c).  The member order of an IMSM volume is read from "mdadm
+ * --examine" (This Slot) and the members are put in it.  Fuzz loops of
+ * mutated lines and examine texts must end in 0 or an error, never a
+ * crash (run under AddressSanitizer and UBSan by tests/unit).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -136,6 +138,12 @@ static void test_debian(void)
 	   "0 3072 raid45 core 2 256 nosync raid4 -1 1 64 4 -1 /dev/sdb 0 /dev/sdc 0 /dev/sdd 0 /dev/sde 0");
 	OK("s: 0 3072 raid raid5_n 2 64 nosync 4 - /dev/sdb - /dev/sdc - /dev/sdd - /dev/sde", NULL, "s",
 	   "0 3072 raid45 core 2 256 nosync raid4 -1 1 64 4 -1 /dev/sdb 0 /dev/sdc 0 /dev/sdd 0 /dev/sde 0");
+	/* /dev/zero: dmraid's stand-in for a disk it does not trust */
+	OK("s: 0 3072 raid raid5_la 2 64 nosync 4 - /dev/sdb - /dev/zero - /dev/sdd - /dev/sde", NULL, "s",
+	   "0 3072 raid45 core 2 256 nosync raid5_la 1 64 4 -1 /dev/sdb 0 - - /dev/sdd 0 /dev/sde 0");
+	/* a disk left alone from a set whose members mdadm changed */
+	BAD("s: 0 55296 raid raid5_la 4 128 nosync region_size 64 4 - /dev/mapper/s_err_target - /dev/zero - /dev/mapper/s_err_target - /dev/mapper/s_err_target",
+	    "4 of 4 members missing");
 	/* RAID6, two missing */
 	OK("s: 0 2048 raid raid6_nr 2 64 sync 4 - - - /dev/sdc - /dev/sdd - /dev/mapper/s_err_target",
 	   NULL, "s",
@@ -344,6 +352,155 @@ static void test_format_uuid(void)
 	report("dmraid-format-uuid", before);
 }
 
+/* "mdadm --examine /dev/sde" of a member of two IMSM volumes (the guest) */
+static const char examine[] =
+	"/dev/sde:\n"
+	"          Magic : Intel Raid ISM Cfg Sig.\n"
+	"        Version : 1.3.00\n"
+	"    Orig Family : 25ab6590\n"
+	"         Family : 25ab6590\n"
+	"     Generation : 00000003\n"
+	"     Attributes : All supported\n"
+	"           UUID : 0b7153ca:a3bfa9c8:519915fb:99d8ba18\n"
+	"       Checksum : 71a06927 correct\n"
+	"    MPB Sectors : 2\n"
+	"          Disks : 4\n"
+	"   RAID Devices : 2\n"
+	"\n"
+	"  Disk03 Serial : 10000\n"
+	"          State : active\n"
+	"             Id : 04000000\n"
+	"    Usable Size : 71518 (34.92 MiB 36.62 MB)\n"
+	"\n"
+	"[vol0]:\n"
+	"       Subarray : 0\n"
+	"           UUID : 2ee6471a:ac4914c1:4a33ff0c:6fb44447\n"
+	"     RAID Level : 5\n"
+	"        Members : 4\n"
+	"          Slots : [UUUU]\n"
+	"    Failed disk : none\n"
+	"      This Slot : 3\n"
+	"    Sector Size : 512\n"
+	"     Array Size : 98304 (48.00 MiB 50.33 MB)\n"
+	"   Per Dev Size : 34816 (17.00 MiB 17.83 MB)\n"
+	"  Sector Offset : 0\n"
+	"    Num Stripes : 256\n"
+	"     Chunk Size : 64 KiB\n"
+	"       Reserved : 0\n"
+	"  Migrate State : idle\n"
+	"      Map State : normal\n"
+	"    Dirty State : clean\n"
+	"     RWH Policy : off\n"
+	"      Volume ID : 1\n"
+	"\n"
+	"[vol1]:\n"
+	"       Subarray : 1\n"
+	"     RAID Level : 5\n"
+	"        Members : 4\n"
+	"          Slots : [UUUU]\n"
+	"    Failed disk : none\n"
+	"      This Slot : 1 (out-of-sync)\n"
+	"  Sector Offset : 40960\n"
+	"    Dirty State : clean\n"
+	"\n"
+	"  Disk00 Serial : 16000\n"
+	"          State : active\n"
+	"             Id : 07000000\n";
+
+static void test_imsm(void)
+{
+	int before = failures, slots[R45DM_MAX_MEMBERS];
+	struct r45dm_imsm_volume v;
+	struct r45dm_set s;
+	char err[256], buf[512];
+
+	CHECK(r45dm_isw_volume(VOL0) && !strcmp(r45dm_isw_volume(VOL0), "vol0"), "volume of " VOL0);
+	CHECK(r45dm_isw_volume("isw_abc_My_Volume") &&
+	      !strcmp(r45dm_isw_volume("isw_abc_My_Volume"), "My_Volume"), "volume with _");
+	CHECK(!r45dm_isw_volume("isw_abc") && !r45dm_isw_volume("isw__v") &&
+	      !r45dm_isw_volume("pdc_abc_v") && !r45dm_isw_volume("isw_abc_"), "not isw volumes");
+
+	CHECK(!r45dm_imsm_examine(examine, "vol0", &v) && v.slot == 3 && v.members == 4 &&
+	      v.offset == 0, "vol0: slot %d members %u offset %llu", v.slot, v.members,
+	      (unsigned long long)v.offset);
+	CHECK(!r45dm_imsm_examine(examine, "vol1", &v) && v.slot == 1 && v.members == 4 &&
+	      v.offset == 40960, "vol1: slot %d offset %llu", v.slot, (unsigned long long)v.offset);
+	CHECK(r45dm_imsm_examine(examine, "vol", &v) == -ENOENT, "no volume vol");
+	CHECK(r45dm_imsm_examine(examine, "vol00", &v) == -ENOENT, "no volume vol00");
+	CHECK(r45dm_imsm_examine("mdadm: No md superblock detected on /dev/sdi.\n", "vol0", &v) ==
+	      -ENOENT, "no metadata");
+	CHECK(r45dm_imsm_examine("[vol0]:\n  This Slot : ?\n  Members : 4\n  Sector Offset : 0\n",
+				 "vol0", &v) == 0 && v.slot == -1, "slot ?");
+	CHECK(r45dm_imsm_examine("[vol0]:\n  This Slot : 2\n  Members : 4\n", "vol0", &v) == -EINVAL,
+	      "no offset");
+	CHECK(r45dm_imsm_examine("[vol0]:\n  This Slot : 2\n  Members : x\n  Sector Offset : 0\n",
+				 "vol0", &v) == -EINVAL, "members not a number");
+	CHECK(r45dm_imsm_examine("[vol0]:\n  This Slot : 2\n  Members : 4\n  Sector Offset : 0\n"
+				 "[vol0]:\n  This Slot : 1\n", "vol0", &v) == -EINVAL, "twice");
+	/* the section ends at an empty line: fields after it are not its */
+	CHECK(r45dm_imsm_examine("[vol0]:\n  This Slot : 2\n  Members : 4\n\n  Sector Offset : 0\n",
+				 "vol0", &v) == -EINVAL, "field after the section");
+
+	/* after mdadm replaced member 1: dmraid lists sdh sdg sde sdi */
+	CHECK(!r45dm_parse("0 55296 raid raid5_la 4 128 nosync region_size 64 4 - /dev/sdh - /dev/sdg - /dev/sde - /dev/sdi",
+			   VOL0, &s, err, sizeof(err)), "parse: %s", err);
+	slots[0] = 0;
+	slots[1] = 2;
+	slots[2] = 3;
+	slots[3] = 1;
+	CHECK(r45dm_reorder(&s, slots, err, sizeof(err)) == 1, "reordered");
+	CHECK(!r45dm_format(&s, buf, sizeof(buf)) &&
+	      !strcmp(buf, "0 55296 raid45 core 2 512 nosync raid5_la 1 128 4 -1 /dev/sdh 0 /dev/sdi 0 /dev/sdg 0 /dev/sde 0"),
+	      "reordered: %s", buf);
+	CHECK(r45dm_reorder(&s, (int[]){ 0, 1, 2, 3 }, err, sizeof(err)) == 0, "in order");
+	/* dev_to_init moves with its member */
+	CHECK(!r45dm_parse("0 3072 raid raid5_la 3 64 rebuild 1 4 - /dev/sdb - /dev/sdc - /dev/sdd - /dev/sde",
+			   "s", &s, err, sizeof(err)), "parse: %s", err);
+	CHECK(r45dm_reorder(&s, (int[]){ 1, 3, 0, 2 }, err, sizeof(err)) == 1, "reordered 2");
+	CHECK(!r45dm_format(&s, buf, sizeof(buf)) &&
+	      !strcmp(buf, "0 3072 raid45 core 2 256 sync raid5_la 1 64 4 3 /dev/sdd 0 /dev/sdb 0 /dev/sde 0 /dev/sdc 0"),
+	      "reordered 2: %s", buf);
+	/* a missing member takes the slot left */
+	CHECK(!r45dm_parse("0 3072 raid raid5_la 2 64 sync 4 - - - /dev/sdc - /dev/sdd - /dev/sde",
+			   "s", &s, err, sizeof(err)), "parse: %s", err);
+	CHECK(r45dm_reorder(&s, (int[]){ -1, 3, 0, 2 }, err, sizeof(err)) == 1, "reordered 3");
+	CHECK(!r45dm_format(&s, buf, sizeof(buf)) &&
+	      !strcmp(buf, "0 3072 raid45 core 2 256 sync raid5_la 1 64 4 -1 /dev/sdd 0 - - /dev/sde 0 /dev/sdc 0"),
+	      "reordered 3: %s", buf);
+	CHECK(r45dm_reorder(&s, (int[]){ 1, -1, 1, 0 }, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "taken twice"), "slot twice: %s", err);
+	CHECK(r45dm_reorder(&s, (int[]){ 4, -1, 1, 0 }, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "slot 4 of 4"), "slot out of range: %s", err);
+	CHECK(r45dm_reorder(&s, (int[]){ -1, -1, 1, 0 }, err, sizeof(err)) == -EINVAL,
+	      "present member without a slot");
+	/* mutated examine texts: 0 or an error, never a crash */
+	{
+		static const char alphabet[] = "0123456789 :[]\nvolThis SlotMembersSector Offset";
+		size_t len = strlen(examine);
+		char *t = malloc(len + 1);
+		unsigned int iter;
+		int r, m;
+
+		srand(4529);
+		for (iter = 0; t && iter < 20000; iter++) {
+			memcpy(t, examine, len + 1);
+			for (m = 0; m < 1 + rand() % 6; m++) {
+				size_t pos = (size_t)rand() % len;
+
+				if (rand() % 4)
+					t[pos] = alphabet[rand() % (int)(sizeof(alphabet) - 1)];
+				else
+					t[pos] = '\0';
+			}
+			r = r45dm_imsm_examine(t, (rand() & 1) ? "vol0" : "vol1", &v);
+			CHECK(r == 0 || r == -ENOENT || r == -EINVAL, "examine fuzz: %d", r);
+			CHECK(r || v.slot < R45DM_MAX_MEMBERS, "examine fuzz: slot %d", v.slot);
+		}
+		free(t);
+	}
+	report("dmraid-imsm-member-order", before);
+}
+
 /* Mutated lines: 0 (and a line the monitor reads) or an error, never a crash. */
 static void test_fuzz(void)
 {
@@ -425,6 +582,7 @@ int main(void)
 	test_pick();
 	test_refused();
 	test_format_uuid();
+	test_imsm();
 	test_fuzz();
 	return failures ? 1 : 0;
 }
