@@ -29,7 +29,8 @@
 #     the spare is rebuilt to AAAA and the table reloaded with -1; md's
 #     data and the loop's writes read back right, the raw disks' parity
 #     is right, and the IMSM metadata is as before (raid45 writes none:
-#     the spare is not recorded).
+#     the spare is not recorded there; the plugin records it, and with
+#     the old disk back a new activation is refused).
 . "$(dirname "$0")/lib.sh"
 load_module
 
@@ -421,6 +422,17 @@ mdadm --examine "/dev/${order[0]}" >/tmp/examine 2>&1
 grep -q "Failed disk : none" /tmp/examine && grep -q "Slots : \[UUUU\]" /tmp/examine ||
 	die "IMSM metadata changed: $(cat /tmp/examine)"
 mdadm --examine "/dev/$spare" >/tmp/examine 2>&1 && die "the spare has metadata: $(cat /tmp/examine)"
+# the plugin recorded the replacement; with the old disk back, dmraid's
+# table names it again: refused, nothing created
+rec=$DM_RAID45_MONITOR_DIR/$fset.replaced
+grep -Eq "^[0-9]+ member 1 \($victmm\) replaced by /dev/$spare \($spmm\)$" "$rec" ||
+	die "replacement record: $(cat "$rec" 2>&1)"
+echo running >"/sys/block/$vict/device/state" || die "cannot bring $vict back"
+expect_fail "activation with the old disk back" "$MON" dmraid "$fset" --policy spare \
+	--spare "/dev/$spare"
+grep -q "member 1 was replaced by a spare, .* names the old disk again, /dev/$vict," /tmp/expect_fail.out ||
+	die "stale disk: $(cat /tmp/expect_fail.out)"
+dmsetup info "$fset" >/dev/null 2>&1 && die "$fset created with the stale disk"
 step "F ok: $(grep -E "$fset: (member 1 .*replaced|rebuild of member 1 .*finished)" "$MLOG" | sed 's/^[^ ]* [^ ]* //' | tr '\n' ';') loop wrote $((n2 - n0)) times meanwhile, data and parity ($(cat /tmp/pc)) right; F took $(awk -v a="$tF" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 rmmod scsi_debug 2>/dev/null
 echo "syslog lines from the plugin: $(grep -c 'dmeventd-raid45' /tmp/messages)"

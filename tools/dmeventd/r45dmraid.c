@@ -684,6 +684,42 @@ int r45dm_reorder(struct r45dm_set *s, const int *slots, char *err, size_t errsi
 	return changed;
 }
 
+int r45dm_replaced_members(const char *text, uint32_t *members)
+{
+	static const char word[] = " member ";
+	const char *p = text;
+	uint64_t v;
+
+	*members = 0;
+	while (*p) {
+		const char *eol = strchr(p, '\n'), *q = p, *num;
+		size_t len = eol ? (size_t)(eol - p) : strlen(p), n;
+		char buf[24];
+
+		if (len) {
+			while (q < p + len && *q >= '0' && *q <= '9')
+				q++;
+			if (q == p || (size_t)(p + len - q) < sizeof(word) - 1 ||
+			    memcmp(q, word, sizeof(word) - 1))
+				return -EINVAL;
+			num = q + sizeof(word) - 1;
+			for (n = 0; num + n < p + len && num[n] >= '0' && num[n] <= '9'; n++)
+				;
+			if (!n || n >= sizeof(buf) || num + n >= p + len || num[n] != ' ')
+				return -EINVAL;
+			memcpy(buf, num, n);
+			buf[n] = '\0';
+			if (!get_u64(buf, R45DM_MAX_MEMBERS - 1, &v))
+				return -EINVAL;
+			*members |= 1u << v;
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
 int r45dm_uuid(const char *name, char *buf, size_t size)
 {
 	/* DM_UUID_LEN is 129 with the NUL */

@@ -37,7 +37,10 @@
 #define R45DM_PATH_MAX 256
 /* a dm device name: DM_NAME_LEN (128) with its NUL */
 #define R45DM_NAME_MAX 128
-/* the UUID prefix of a set activated by "raid45-monitor dmraid" */
+/*
+ * the UUID prefix of a set activated by "raid45-monitor dmraid" (as
+ * R45MON_DMRAID_UUID_PREFIX, which the plugin knows them by)
+ */
 #define R45DM_UUID_PREFIX "DMRAID45-"
 
 enum r45dm_source {
@@ -116,6 +119,14 @@ int r45dm_imsm_examine(const char *text, const char *volume,
  * (with err) if the slots are out of range or taken twice.
  */
 int r45dm_reorder(struct r45dm_set *s, const int *slots, char *err, size_t errsize);
+
+/*
+ * The members the monitor replaced by spares in a set that dmraid's
+ * metadata does not know of: the plugin's <set>.replaced file, lines of
+ * "<time> member <k> (<old>) replaced by <spare> (<maj:min>)".  Sets bit
+ * k of *members for each; 0, or -EINVAL for a line of another form.
+ */
+int r45dm_replaced_members(const char *text, uint32_t *members);
 
 /* DMRAID45-<name>: 0, or -ENAMETOOLONG if it does not fit a dm UUID. */
 int r45dm_uuid(const char *name, char *buf, size_t size);

@@ -1019,6 +1019,68 @@ static int spares_not_members(const struct r45mon_conf *conf, const struct r45dm
 	return 0;
 }
 
+/*
+ * The members the monitor replaced by spares in this set before (the
+ * plugin's <dir>/<set>.replaced): dmraid's metadata does not know, so a
+ * table that names such a member again names the old disk, whose blocks
+ * are stale.  0 (go on), or 1 with the reason printed (refused; a dry run
+ * only warns).
+ */
+static int replaced_check(const char *name, const struct r45dm_set *set, bool dry_run)
+{
+	char path[PATH_MAX], *text;
+	unsigned int k, bad = 0, gone = 0;
+	uint32_t members;
+	int fd, r;
+
+	if (snprintf(path, sizeof(path), "%s/%s.replaced", conf_dir(), name) >= (int)sizeof(path)) {
+		error("%s: path of its replacement record too long", name);
+		return 1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		error("%s: %s: %s", name, path, strerror(errno));
+		return 1;
+	}
+	text = read_all(fd, path);
+	close(fd);
+	if (!text)
+		return 1;
+	r = r45dm_replaced_members(text, &members);
+	if (r) {
+		error("%s: %s is not a replacement record of the monitor's", name, path);
+		free(text);
+		return 1;
+	}
+	for (k = 0; k < set->nr_devs; k++) {
+		if (!(members & (1u << k)))
+			continue;
+		if (set->devs[k][0])
+			bad |= 1u << k;
+		else
+			gone |= 1u << k;
+	}
+	for (k = 0; k < set->nr_devs; k++) {
+		if (!(bad & (1u << k)))
+			continue;
+		fprintf(stderr, "%s: %s%s: member %u was replaced by a spare, which dmraid's metadata does not know: the table names the old disk again, %s, whose blocks are stale\n",
+			prog, dry_run ? "warning: " : "", name, k, set->devs[k]);
+	}
+	if (bad) {
+		fprintf(stderr, "%s: %s (the monitor's record, %s):\n%s", prog, name, path, text);
+		if (!dry_run)
+			fprintf(stderr, "%s: %s: not activated.  Record the replacement in the metadata with mdadm (docs/raid45.rst, \"dmraid sets\"; dmraid then names the set anew), or take the old disk out, then remove %s\n",
+				prog, name, path);
+	} else if (gone) {
+		printf("%s: members replaced by spares before (%s) are missing now: the set starts without them\n",
+		       name, path);
+	}
+	free(text);
+	return bad && !dry_run;
+}
+
 static int cmd_dmraid(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1112,6 +1174,8 @@ static int cmd_dmraid(int argc, char **argv)
 	}
 	vol = r45dm_isw_volume(name);
 	if (vol && imsm_order(name, vol, &set))
+		return 1;
+	if (replaced_check(name, &set, dry_run))
 		return 1;
 	if (r45dm_format(&set, out, sizeof(out))) {
 		error("%s: raid45 table too long", name);

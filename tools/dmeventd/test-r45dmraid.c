@@ -501,6 +501,29 @@ static void test_imsm(void)
 	report("dmraid-imsm-member-order", before);
 }
 
+/* the plugin's record of replaced members */
+static void test_replaced(void)
+{
+	int before = failures;
+	uint32_t m;
+
+	CHECK(!r45dm_replaced_members("", &m) && !m, "empty");
+	CHECK(!r45dm_replaced_members("1796541749 member 1 (8:80) replaced by /dev/sdi (8:128)\n", &m) &&
+	      m == 2, "one: %#x", m);
+	CHECK(!r45dm_replaced_members("1 member 1 (8:80) replaced by /dev/sdi (8:128)\n"
+				      "2 member 3 (8:64) replaced by /dev/sdj (8:144)\n\n"
+				      "3 member 31 (8:1) replaced by /dev/x (8:2)", &m) &&
+	      m == (2u | 8u | 0x80000000u), "three: %#x", m);
+	CHECK(r45dm_replaced_members("member 1 (8:80) replaced\n", &m) == -EINVAL, "no time");
+	CHECK(r45dm_replaced_members("1 member x (8:80)\n", &m) == -EINVAL, "no index");
+	CHECK(r45dm_replaced_members("1 member 32 (8:80)\n", &m) == -EINVAL, "index 32");
+	CHECK(r45dm_replaced_members("1 member 1\n", &m) == -EINVAL, "nothing after the index");
+	CHECK(r45dm_replaced_members("1 member 1 (8:80)\ngarbage\n", &m) == -EINVAL, "garbage");
+	CHECK(r45dm_replaced_members("1 member 99999999999999999999999 (8:80)\n", &m) == -EINVAL,
+	      "overflow");
+	report("dmraid-replaced-record", before);
+}
+
 /* Mutated lines: 0 (and a line the monitor reads) or an error, never a crash. */
 static void test_fuzz(void)
 {
@@ -583,6 +606,7 @@ int main(void)
 	test_refused();
 	test_format_uuid();
 	test_imsm();
+	test_replaced();
 	test_fuzz();
 	return failures ? 1 : 0;
 }
