@@ -280,13 +280,15 @@ static int parse_raid(const struct words *ws, const char *name, struct r45dm_set
 			if (region || i + 1 >= end)
 				return fail(err, errsize, "region_size given twice or without a value");
 			i++;
-			if (!get_uint(ws->w[i], 1u << 31, &region) || !is_pow2(region) || region < 8)
+			if (!get_uint(ws->w[i], 1u << 31, &region) || !is_pow2(region) ||
+			    region < 8)
 				return fail(err, errsize, "region size \"%s\": a power of two of at least 8 sectors",
 					    ws->w[i]);
 		} else if (!strcmp(w, "rebuild")) {
 			if (have_rebuild)
 				return fail(err, errsize, "more than one member to rebuild: raid45 rebuilds one at a time");
-			if (i + 1 >= end || !get_idx(ws->w[i + 1], R45DM_MAX_MEMBERS - 1, &s->dev_to_init) ||
+			if (i + 1 >= end ||
+			    !get_idx(ws->w[i + 1], R45DM_MAX_MEMBERS - 1, &s->dev_to_init) ||
 			    s->dev_to_init < 0)
 				return fail(err, errsize, "rebuild without a member index");
 			have_rebuild = true;
