@@ -20,6 +20,17 @@
 #  E  dmeventd -R while monitoring: a later failure is handled by the
 #     new daemon; after raid45-monitor unregister a failure is not acted
 #     on (writes stay held).
+#  F  a dmraid set: an IMSM RAID5 volume made by mdadm on 4 scsi_debug
+#     disks (written through md, md stopped) is activated on raid45 by
+#     "raid45-monitor dmraid --policy spare --spare <5th disk>" from
+#     Debian's dmraid's table (its "raid" line, converted: mdadm's
+#     member order, offset 0, nosync; a second activation is refused);
+#     a member disk goes offline under a write loop; with no human step
+#     the spare is rebuilt to AAAA and the table reloaded with -1; md's
+#     data and the loop's writes read back right, the raw disks' parity
+#     is right, and the IMSM metadata is as before (raid45 writes none:
+#     the spare is not recorded there; the plugin records it, and with
+#     the old disk back a new activation is refused).
 . "$(dirname "$0")/lib.sh"
 load_module
 
@@ -41,9 +52,10 @@ slpid=$!
 finish() {
 	local d p i
 	cp -f "$MLOG" /tmp/messages "$HLOG" /tmp/hook.status "${SHARE:-/tmp}/" 2>/dev/null
-	for d in r45w r45s r45six r45r; do
+	for d in r45w r45s r45six r45r ${fset:+"$fset"}; do
 		"$MON" unregister "$d" >/dev/null 2>&1
 	done
+	rm -f /tmp/loadF
 	p=$(cat /run/dmeventd.pid 2>/dev/null)
 	if [ -n "$p" ]; then
 		kill "$p" 2>/dev/null
@@ -51,6 +63,11 @@ finish() {
 		kill -9 "$p" 2>/dev/null
 	fi
 	kill "$slpid" 2>/dev/null
+	if grep -q '^scsi_debug ' /proc/modules; then
+		dmsetup remove_all --force >/dev/null 2>&1
+		mdadm --stop --scan >/dev/null 2>&1
+		rmmod scsi_debug 2>/dev/null
+	fi
 }
 trap finish EXIT
 for i in $(seq 50); do [ -S /dev/log ] && break; sleep 0.1; done
@@ -280,4 +297,142 @@ kill -0 $ddpid 2>/dev/null || die "the write completed without monitoring"
 dmsetup message r45r 0 allow_writes || die "allow_writes"
 wait $ddpid || die "the held write failed"
 step "E ok: pid $old -> $new kept monitoring; nothing acted after unregister"
+
+# ---- F: a dmraid-activated IMSM set, spare policy
+step "F: IMSM RAID5 (mdadm) activated by raid45-monitor dmraid, a disk offline under writes"
+tF=$(date +%s.%N)
+dmsetup remove_all --force >/dev/null 2>&1
+rmmod brd 2>/dev/null
+mkdir -p /run/lock	# dmraid's lock directory (/var/lock)
+# every disk its own store (per_host_store); no udev here: sd_mod by hand
+modprobe sd_mod && modprobe raid456 || die "modprobe sd_mod raid456"
+modprobe scsi_debug add_host=9 per_host_store=1 num_tgts=1 dev_size_mb=40 ||
+	die "modprobe scsi_debug"
+sdisks() {
+	local b
+	for b in /sys/block/sd*; do
+		grep -qs scsi_debug "$b/device/model" && [ -b "/dev/${b##*/}" ] && echo "${b##*/}"
+	done
+}
+for i in $(seq 100); do [ "$(sdisks | wc -l)" = 9 ] && break; sleep 0.2; done
+[ "$(sdisks | wc -l)" = 9 ] || die "scsi_debug: $(sdisks | wc -l) of 9 disks"
+# dmraid reads an empty serial number from some scsi_debug disks and
+# skips those: the disks whose serial number it reads (no /dev/fd here
+# for <(...))
+dmraid -b 2>/dev/null | sed -n 's|^/dev/\(sd[a-z]*\):.* total, "[^"][^"]*"$|\1|p' |
+	while read -r d; do sdisks | grep -qx "$d" && echo "$d"; done | sort >/tmp/fdisks
+mapfile -t fd </tmp/fdisks
+[ "${#fd[@]}" -ge 5 ] || die "dmraid reads the serial number of ${#fd[@]} scsi_debug disks: $(dmraid -b 2>&1)"
+spare=${fd[4]}
+spmm=$(cat "/sys/block/$spare/dev")
+export IMSM_NO_PLATFORM=1
+{ mdadm --create /dev/md/imsm0 -e imsm -n 4 --run /dev/{"${fd[0]}","${fd[1]}","${fd[2]}","${fd[3]}"} &&
+	mdadm --create /dev/md/vol0 -l 5 -n 4 --chunk=64 --size=8M --assume-clean --run /dev/md/imsm0
+} >/tmp/mdadm.out 2>&1 || { cat /tmp/mdadm.out; die "mdadm --create (IMSM)"; }
+# external metadata: md writes only while mdmon runs (no systemd here to
+# start it)
+pidof mdmon >/dev/null || mdmon /dev/md/imsm0 >>/tmp/mdadm.out 2>&1 ||
+	{ cat /tmp/mdadm.out; die "mdmon"; }
+mdadm --readwrite /dev/md/vol0 >>/tmp/mdadm.out 2>&1
+# md's member order (RaidDevice), which the raid45 table must keep
+mdadm --detail /dev/md/vol0 | awk '/active sync/ { print $4, $NF }' | sort -n |
+	sed 's|.* /dev/||' >/tmp/forder
+mapfile -t order </tmp/forder
+[ "${#order[@]}" = 4 ] || die "mdadm --detail: $(mdadm --detail /dev/md/vol0)"
+mdsz=$(blockdev --getsz /dev/md/vol0)
+head -c $((mdsz * 512)) /dev/urandom >/tmp/refF
+dd if=/tmp/refF of=/dev/md/vol0 bs=1M oflag=direct status=none || die "write through md"
+mdadm --stop /dev/md/vol0 >/dev/null && mdadm --stop /dev/md/imsm0 >/dev/null || die "mdadm --stop"
+for i in $(seq 50); do pidof mdmon >/dev/null || break; sleep 0.1; done
+pidof mdmon >/dev/null && die "mdmon still runs after md stopped"
+fset=$(dmraid -s -c 2>/dev/null | grep '_vol0$')
+[ -n "$fset" ] || die "dmraid finds no IMSM volume: $(dmraid -s 2>&1)"
+step "F: IMSM set $fset on ${order[*]} (md wrote $((mdsz / 2048)) MiB), spare $spare"
+
+n=$(count_log " $fset: monitoring")
+"$MON" dmraid "$fset" --policy spare --spare "/dev/$spare" --timeout 2 --log "$MLOG" >/tmp/dmraid.out 2>&1 ||
+	{ cat /tmp/dmraid.out; die "raid45-monitor dmraid $fset"; }
+cat /tmp/dmraid.out
+# Debian's dmraid: "raid raid5_la 4 128 nosync region_size 64 4 - /dev/.."
+re="^$fset: 0 ([0-9]+) raid45 core 2 512 nosync raid5_la 1 128 4 -1"
+for d in "${order[@]}"; do re+=" /dev/$d 0"; done
+line=$(grep "^$fset: 0 " /tmp/dmraid.out)
+[[ $line =~ $re$ ]] || die "table printed: $line (expected: $re)"
+len=${BASH_REMATCH[1]}
+[ "$len" -ge "$mdsz" ] && [ $((len % (3 * 128))) = 0 ] || die "length $len (md's $mdsz)"
+[ "$(dmsetup info -c --noheadings -o uuid "$fset")" = "DMRAID45-$fset" ] || die "uuid: $(dmsetup info "$fset")"
+t=$(dmsetup table "$fset")
+[[ $t == "0 $len raid45 core 2 512 nosync raid5_la 7 128 "* ]] || die "dmsetup table: $t"
+for i in $(seq 100); do [ "$(count_log " $fset: monitoring")" -gt "${n:-0}" ] && break; sleep 0.1; done
+[ "$(count_log " $fset: monitoring")" -gt "${n:-0}" ] || die "the plugin did not start monitoring $fset"
+"$MON" list | grep -q "^$fset: monitored, policy spare, 1 spare" || die "list: $("$MON" list)"
+# a second activation is refused and changes nothing
+expect_fail "a second raid45-monitor dmraid $fset" "$MON" dmraid "$fset" --policy warn
+grep -q "$fset is active already" /tmp/expect_fail.out || die "second activation: $(cat /tmp/expect_fail.out)"
+[ "$(dmsetup table "$fset")" = "$t" ] || die "table changed by the refused activation: $(dmsetup table "$fset")"
+[ "$(health "$fset" 4)" = AAAA ] && [ "$(sync_action "$fset")" = idle ] ||
+	die "status after activation: $(dmsetup status "$fset")"
+dd if="/dev/mapper/$fset" bs=1M count=$((mdsz / 2048)) iflag=direct status=none | cmp - /tmp/refF ||
+	die "md's data read through raid45"
+
+# a write loop over 8 MiB at 16 MiB; member 1's disk goes offline
+head -c $((8 << 20)) /dev/urandom >/tmp/refF2
+: >/tmp/loadF.n
+touch /tmp/loadF
+(while [ -e /tmp/loadF ]; do
+	if dd if=/tmp/refF2 of="/dev/mapper/$fset" bs=1M seek=16 oflag=direct status=none; then
+		echo ok >>/tmp/loadF.n
+	else
+		echo fail >>/tmp/loadF.n
+		sleep 0.2
+	fi
+done) &
+lpid=$!
+sleep 0.5
+vict=${order[1]}
+victmm=$(cat "/sys/block/$vict/dev")
+n0=$(wc -l </tmp/loadF.n)
+echo offline >"/sys/block/$vict/device/state" || die "cannot take $vict offline"
+wait_log "$fset: member 1 \($victmm\) failed" 15
+wait_log "$fset: member 1 \($victmm\) replaced by spare /dev/$spare \($spmm\): rebuild started" 15
+n1=$(wc -l </tmp/loadF.n)
+for i in $(seq 100); do [ "$(wc -l </tmp/loadF.n)" -ge $((n1 + 2)) ] && break; sleep 0.1; done
+rm -f /tmp/loadF
+wait $lpid
+n2=$(wc -l </tmp/loadF.n)
+grep -q fail /tmp/loadF.n && die "a write of the loop failed ($(grep -c fail /tmp/loadF.n) of $n2)"
+[ "$n2" -ge $((n0 + 2)) ] && [ "$n2" -gt "$n1" ] ||
+	die "the loop wrote $((n2 - n0)) times after the failure, $((n2 - n1)) during the rebuild"
+wait_log "$fset: rebuild of member 1 \($spmm\) finished" 120
+wait_log "$fset: table loaded: .* 4 -1 " 10
+[ "$(health "$fset" 4)" = AAAA ] || die "health after the rebuild: $(dmsetup status "$fset")"
+t=$(dmsetup table "$fset")
+[[ $t == *" nosync raid5_la 7 128 "*" 4 -1 "*" 0 $spmm 0 "* ]] || die "table after the rebuild: $t"
+cp /tmp/refF /tmp/expF
+dd if=/tmp/refF2 of=/tmp/expF bs=1M seek=16 conv=notrunc status=none
+dd if="/dev/mapper/$fset" bs=1M count=$((mdsz / 2048)) iflag=direct status=none | cmp - /tmp/expF ||
+	die "data after the rebuild (md's, and the loop's at 16 MiB)"
+"$MON" unregister "$fset" >/dev/null || die "unregister $fset"
+dmsetup remove "$fset" || die "remove $fset"
+"$PARCHECK" -t raid5_la -c 128 -o 0 -n $((len / 3 / 128)) "/dev/${order[0]}" "/dev/$spare" \
+	"/dev/${order[2]}" "/dev/${order[3]}" >/tmp/pc || { cat /tmp/pc; die "parity of the raw disks"; }
+# raid45 writes no IMSM metadata: it still calls every old member good,
+# and the spare has none (docs/raid45.rst, "dmraid sets": what to do)
+mdadm --examine "/dev/${order[0]}" >/tmp/examine 2>&1
+grep -q "Failed disk : none" /tmp/examine && grep -q "Slots : \[UUUU\]" /tmp/examine ||
+	die "IMSM metadata changed: $(cat /tmp/examine)"
+mdadm --examine "/dev/$spare" >/tmp/examine 2>&1 && die "the spare has metadata: $(cat /tmp/examine)"
+# the plugin recorded the replacement; with the old disk back, dmraid's
+# table names it again: refused, nothing created
+rec=$DM_RAID45_MONITOR_DIR/$fset.replaced
+grep -Eq "^[0-9]+ member 1 \($victmm\) replaced by /dev/$spare \($spmm\)$" "$rec" ||
+	die "replacement record: $(cat "$rec" 2>&1)"
+echo running >"/sys/block/$vict/device/state" || die "cannot bring $vict back"
+expect_fail "activation with the old disk back" "$MON" dmraid "$fset" --policy spare \
+	--spare "/dev/$spare"
+grep -q "member 1 was replaced by a spare, .* names the old disk again, /dev/$vict," /tmp/expect_fail.out ||
+	die "stale disk: $(cat /tmp/expect_fail.out)"
+dmsetup info "$fset" >/dev/null 2>&1 && die "$fset created with the stale disk"
+step "F ok: $(grep -E "$fset: (member 1 .*replaced|rebuild of member 1 .*finished)" "$MLOG" | sed 's/^[^ ]* [^ ]* //' | tr '\n' ';') loop wrote $((n2 - n0)) times meanwhile, data and parity ($(cat /tmp/pc)) right; F took $(awk -v a="$tF" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+rmmod scsi_debug 2>/dev/null
 echo "syslog lines from the plugin: $(grep -c 'dmeventd-raid45' /tmp/messages)"

@@ -481,6 +481,47 @@ static int pd_spare_info(void *ctx, const char *path, unsigned int *major,
 	return 0;
 }
 
+static const char *conf_dir(void);
+
+/*
+ * A set that "raid45-monitor dmraid" activated (UUID DMRAID45-<set>):
+ * dmraid's metadata does not learn that a member was replaced and still
+ * names the old disk.  Recorded, one line per replacement, in <conf
+ * dir>/<set>.replaced, which raid45-monitor dmraid reads before it
+ * activates the set again (and unregister leaves alone).
+ */
+static void pd_replaced(void *ctx, unsigned int k, const char *old, const char *path,
+			const char *devno)
+{
+	struct plugin_dev *pd = ctx;
+	char file[PATH_MAX], line[PATH_MAX + 128];
+	int fd, n, err = 0;
+
+	if (strncmp(pd->uuid, R45MON_DMRAID_UUID_PREFIX, strlen(R45MON_DMRAID_UUID_PREFIX)))
+		return;
+	if (snprintf(file, sizeof(file), "%s/%s.replaced", conf_dir(), pd->name) >=
+	    (int)sizeof(file)) {
+		r45mon_log(&pd->mon, LOG_ERR, "cannot record the replacement of member %u: path too long",
+			   k);
+		return;
+	}
+	n = snprintf(line, sizeof(line), "%lld member %u (%s) replaced by %s (%s)\n",
+		     (long long)time(NULL), k, old, path, devno);
+	if (n < 0 || n >= (int)sizeof(line))
+		return;
+	fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, line, (size_t)n) != n || fsync(fd))
+		err = errno ? errno : EIO;
+	if (fd >= 0 && close(fd) && !err)
+		err = errno;
+	if (err)
+		r45mon_log(&pd->mon, LOG_ERR, "cannot record the replacement of member %u in %s: %s",
+			   k, file, strerror(err));
+	else
+		r45mon_log(&pd->mon, LOG_NOTICE, "replacement of member %u recorded in %s: the set's dmraid metadata still names the old disk",
+			   k, file);
+}
+
 static const struct r45mon_ops plugin_ops = {
 	.get_table = pd_get_table,
 	.reload = pd_reload,
@@ -488,6 +529,7 @@ static const struct r45mon_ops plugin_ops = {
 	.run_hook = pd_run_hook,
 	.spare_info = pd_spare_info,
 	.log = pd_log,
+	.replaced = pd_replaced,
 };
 
 /* ---- status ---- */

@@ -791,6 +791,8 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 		}
 		TLOG(LOG_NOTICE, "member %u (%s) replaced by spare %s (%s): rebuild started",
 		     k, old, path, devno);
+		if (d->ops->replaced)
+			d->ops->replaced(d->ctx, k, old, path, devno);
 		memset(mem, 0, sizeof(*mem));
 		t->replaced = (int)k;
 		t->rebuild = (int)k;

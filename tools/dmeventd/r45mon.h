@@ -25,6 +25,8 @@ enum r45mon_policy {
 #define R45MON_MAX_TARGETS 8
 #define R45MON_NAME_MAX 128
 #define R45MON_DEFAULT_HOOK_TIMEOUT 60
+/* the UUID prefix of the sets "raid45-monitor dmraid" activates */
+#define R45MON_DMRAID_UUID_PREFIX "DMRAID45-"
 
 /* The per-device configuration file (key=value lines, see conf_parse). */
 struct r45mon_conf {
@@ -77,6 +79,12 @@ struct r45mon_ops {
 			  unsigned int *minor, uint64_t *sectors);
 	/* one log line at a syslog priority; it names the device already */
 	void (*log)(void *ctx, int prio, const char *line);
+	/*
+	 * optional: member k (was old, maj:min) has been replaced by the
+	 * spare path (devno) and its rebuild started
+	 */
+	void (*replaced)(void *ctx, unsigned int k, const char *old, const char *path,
+			 const char *devno);
 };
 
 enum r45mon_ack {

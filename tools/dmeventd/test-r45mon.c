@@ -71,6 +71,8 @@ struct fake {
 	char log[MAXLOG][512];
 	int nr_log;
 	int bad_status;		/* print garbage */
+	char replaced[8][128];	/* the replaced op's calls */
+	int nr_replaced;
 };
 
 static void fake_init(struct fake *f, unsigned int n, const char *type)
@@ -240,6 +242,16 @@ static void fake_log(void *ctx, int prio, const char *line)
 		snprintf(f->log[f->nr_log++], sizeof(f->log[0]), "%s", line);
 }
 
+static void fake_replaced(void *ctx, unsigned int k, const char *old, const char *path,
+			  const char *devno)
+{
+	struct fake *f = ctx;
+
+	if (f->nr_replaced < 8)
+		snprintf(f->replaced[f->nr_replaced++], sizeof(f->replaced[0]), "%u %s %s %s",
+			 k, old, path, devno);
+}
+
 static const struct r45mon_ops fake_ops = {
 	.get_table = fake_get_table,
 	.reload = fake_reload,
@@ -247,6 +259,7 @@ static const struct r45mon_ops fake_ops = {
 	.run_hook = fake_run_hook,
 	.spare_info = fake_spare_info,
 	.log = fake_log,
+	.replaced = fake_replaced,
 };
 
 /* Lines logged that contain s. */
@@ -439,6 +452,8 @@ static void test_spare(void)
 	CHECK(logged(&f, "member 1 (254:1) replaced by spare /dev/s0 (254:50): rebuild started") == 1,
 	      "replacement logged");
 	CHECK(!logged(&f, "member 1 is now"), "own replacement logged as a change");
+	CHECK(f.nr_replaced == 1 && !strcmp(f.replaced[0], "1 254:1 /dev/s0 254:50"),
+	      "replaced op: %d \"%s\"", f.nr_replaced, f.replaced[0]);
 	rebuild_steps(&d, &f, 20);
 	CHECK(logged(&f, "rebuild of member 1: ") == 9, "progress lines: %d",
 	      logged(&f, "rebuild of member 1: "));
@@ -454,6 +469,8 @@ static void test_spare(void)
 	fail(&f, 3);
 	event(&d, &f);
 	CHECK(f.nr_reloads == 3 && f.minor[3] == 51 && f.rebuilding == 3, "second spare");
+	CHECK(f.nr_replaced == 2 && !strcmp(f.replaced[1], "3 254:3 /dev/s1 254:51"),
+	      "replaced op: %d \"%s\"", f.nr_replaced, f.replaced[1]);
 	rebuild_steps(&d, &f, 3);
 	/* and a third finds none */
 	fail(&f, 0);
