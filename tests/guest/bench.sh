@@ -18,7 +18,8 @@
 # write load against dm-raid.
 #
 # Environment: ROUNDS (5), RUNTIME (s per fio run, 6), GEOMS (words
-# "<5|6>:<members>:<chunk sectors>", default the issue's five),
+# "<5|6>:<members>:<chunk sectors>", default the issue's five; empty:
+# none, e.g. GEOMS= EXTRAS=0 for the PPL rows alone),
 # CACHES ("default 4096"), WORKLOADS ("seqwrite seqread randwrite
 # randread": a subset narrows the run), LANE_SPILL (raid45's module
 # parameter; default the module's), EXTRAS (1), PPL_GEOMS ("5:4:64
@@ -30,7 +31,7 @@ modprobe raid456
 modprobe dm-raid
 ROUNDS=${ROUNDS:-5}
 RUNTIME=${RUNTIME:-6}
-GEOMS=${GEOMS:-5:4:64 5:6:64 5:4:256 5:6:256 6:5:64}
+GEOMS=${GEOMS-5:4:64 5:6:64 5:4:256 5:6:256 6:5:64}
 CACHES=${CACHES:-default 4096}
 EXTRAS=${EXTRAS:-1}
 MIB=256
