@@ -58,7 +58,11 @@ for cycle in 1 2; do
 	echo "cycle $cycle: $before at the suspend, $after after the resume, $later 0.5 s later ($(dmsetup status r45r))"
 	[ "$after" -ge "$before" ] && [ "$later" -ge "$before" ] ||
 		die "the resume threw the rebuild's progress away: $before -> $after -> $later"
-	[ "$(health r45r $N)" = AAAAi ] || die "not rebuilding member 3: $(dmsetup status r45r)"
+	# still rebuilding, unless it finished meanwhile (a slow kernel's
+	# dmsetup calls take long: the debug kernel's)
+	h=$(health r45r $N)
+	[ "$h" = AAAAi ] || { [ "$h" = AAAA ] && [ "$(count)" = "$regions" ]; } ||
+		die "not rebuilding member 3: $(dmsetup status r45r)"
 done
 retable_member m0 "0 $((mib * 2048)) linear /dev/ram0 0"
 wait_in_sync r45r $N 300
