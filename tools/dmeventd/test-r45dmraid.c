@@ -23,21 +23,7 @@
 #include "r45dmraid.h"
 #include "r45status.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		printf("  check failed (line %d): ", __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failures++; \
-	} \
-} while (0)
-
-static void report(const char *name, int before)
-{
-	printf("%s %s\n", failures == before ? "PASS" : "FAIL", name);
-}
+#include "unit-check.h"
 
 /*
  * The words after "0 <len> raid45" parse as a raid45 table line (the

@@ -19,21 +19,7 @@
 #include <syslog.h>
 #include "r45mon.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		printf("  check failed (line %d): ", __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failures++; \
-	} \
-} while (0)
-
-static void report(const char *name, int before)
-{
-	printf("%s %s\n", failures == before ? "PASS" : "FAIL", name);
-}
+#include "unit-check.h"
 
 #define MAXLOG 512
 

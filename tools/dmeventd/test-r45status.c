@@ -14,21 +14,7 @@
 #include <string.h>
 #include "r45status.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		printf("  check failed (line %d): ", __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failures++; \
-	} \
-} while (0)
-
-static void report(const char *name, int before)
-{
-	printf("%s %s\n", failures == before ? "PASS" : "FAIL", name);
-}
+#include "unit-check.h"
 
 static void parse_ok(const char *line, struct r45_status *st)
 {
