@@ -8,6 +8,13 @@
 #   make unit             userspace unit tests
 #   make tools            the dmeventd plugin and raid45-monitor (build/tools/)
 #   make check            everything: setup, builds, unit and VM tests
+#                         (each guest test on the kernels its header
+#                         names), ending with a time table
+#   make check-full       the same with every guest test on every kernel
+#   make check T='62- 87-' K='6.12'
+#                         development loop: those guest tests (names
+#                         containing a pattern) on those kernel series,
+#                         no sparse, dkms, crash or swap boot
 #   make check-debug      the debug kernel (KASAN, lockdep, kmemleak, fault
 #                         injection): built once and cached, then its tests
 #   make demo             build, boot, create an array and show it working
@@ -22,7 +29,7 @@ KERNELS = $(shell scripts/kernels)
 KO = build/$(KVER)/dm-raid456.ko
 DESTDIR ?=
 
-.PHONY: module all-kernels sparse unit tools check check-debug demo bench install \
+.PHONY: module all-kernels sparse unit tools check check-full check-debug demo bench install \
 	install-module install-tools clean setup
 
 module:
@@ -45,7 +52,10 @@ setup:
 	scripts/setup
 
 check:
-	scripts/check
+	R45_KERNELS="$(K)" R45_TESTS="$(T)" scripts/check
+
+check-full:
+	R45_CHECK_FULL=1 R45_KERNELS="$(K)" scripts/check
 
 check-debug:
 	scripts/check-debug

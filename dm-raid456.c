@@ -90,7 +90,7 @@ static void raid45_free(struct raid45 *rs)
 	kfree(rs);
 }
 
-static unsigned int allow_writes(struct raid45 *rs, bool recorded);
+static unsigned int release_writes(struct raid45 *rs);
 static bool writes_held(struct raid45 *rs);
 
 /*
@@ -103,12 +103,11 @@ static bool writes_held(struct raid45 *rs);
 static void raid45_event(void *ctx)
 {
 	struct raid45 *rs = ctx;
-	unsigned long failed;
-	bool warn = false;
+	unsigned long failed, new = 0;
 	unsigned int n;
 
 	if (test_bit(R45_ARRAY_DEAD, &rs->array->flags)) {
-		n = allow_writes(rs, false);
+		n = release_writes(rs);
 		if (n)
 			DMINFO("array beyond redundancy: %u held writes and completions released",
 			       n);
@@ -120,18 +119,18 @@ static void raid45_event(void *ctx)
 	spin_lock_irq(&rs->hold_lock);
 	failed = r45_array_failed_mask(rs->array);
 	if (writes_held(rs) && failed & ~rs->failures_warned) {
+		new = failed & ~rs->failures_warned;
 		rs->failures_warned = failed;
-		warn = true;
 	}
 	spin_unlock_irq(&rs->hold_lock);
-	if (warn) {
+	if (new) {
 		char name[DM_NAME_LEN];
 
 		if (dm_copy_name_and_uuid(dm_table_get_md(rs->ti->table), name,
 					  NULL))
 			strscpy(name, "<device>", sizeof(name));
-		DMWARN("%s: a member failed: writes are held until user space records the failure and sends \"dmsetup message %s 0 allow_writes\" (a monitor such as raid45-monitor does)",
-		       name, name);
+		DMWARN("%s: member %lu failed: writes are held until user space records the failure and sends \"dmsetup message %s 0 allow_writes %lu\" (a monitor such as raid45-monitor does)",
+		       name, __ffs(new), name, __ffs(new));
 	}
 	dm_table_event(rs->ti->table);
 }
@@ -341,7 +340,7 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 	struct r45_array *a = rs->array;
 	unsigned long long n;
 	struct raid45 *old;
-	int r;
+	long cnt;
 
 	if (!t->disk_log || rs->log_sync != R45_SYNC_DEFAULT)
 		return 0;
@@ -356,17 +355,13 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 	 */
 	if (a->ppl && r45_ppl_vouches(a, t->dev_to_init))
 		return 0;
-	r = r45_disk_log_read(rs->log_dev->bdev, a->nr_regions, a->untrusted);
-	if (r < 0) {
+	/* the trust owner reads the crash's record: TORN regions */
+	cnt = r45_trust_activate(a, rs->log_dev->bdev);
+	if (cnt < 0) {
 		*error = "Cannot allocate memory to read the disk log";
-		return r;
+		return cnt;
 	}
-	if (!r) {
-		/* a new log: a first activation, not a crash */
-		bitmap_zero(a->untrusted, a->nr_regions);
-		return 0;
-	}
-	n = bitmap_weight(a->untrusted, a->nr_regions);
+	n = cnt;
 	if (!n || (!t->missing && t->dev_to_init < 0))
 		return 0;
 	if (!t->start_dirty_degraded) {
@@ -376,9 +371,11 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 		*error = dirty_degraded_error;
 		return -EINVAL;
 	}
-	if (t->dev_to_init >= 0)
+	if (t->dev_to_init >= 0) {
 		DMWARN("start_dirty_degraded: %llu regions left out of sync by a crash: member %d is rebuilt there from parity that may be inconsistent",
 		       n, t->dev_to_init);
+		r45_trust_force_rebuild(a);
+	}
 	else
 		DMWARN("start_dirty_degraded: %llu regions left out of sync by a crash, with a member missing: blocks computed from their parity fail with I/O errors",
 		       n);
@@ -571,42 +568,86 @@ static void mark_unacked(struct bio_list *list)
 			sizeof(struct r45_bio_info)))->unacked = true;
 }
 
-/*
- * Let the held writes go: user space has recorded every failure so far
- * (@recorded: allow_writes), or a suspend or a dead array ends the hold
- * without that.  Then their regions stay out of sync in the log
- * (raid45_end_io): a crash before the failure is recorded finds them
- * dirty, as md keeps the bitmap bits of writes to a degraded array.
- * Returns how many were held.
- */
-static unsigned int allow_writes(struct raid45 *rs, bool recorded)
+/* Held writes to the array, held completions ended: how many there were. */
+static unsigned int send_held(struct raid45 *rs, struct bio_list *list,
+			      struct bio_list *done)
 {
-	struct bio_list list, done;
 	unsigned int n = 0;
 	struct bio *bio;
 
-	spin_lock_irq(&rs->hold_lock);
-	rs->failures_acked = r45_array_failed_mask(rs->array);
-	list = rs->held;
-	bio_list_init(&rs->held);
-	done = rs->held_done;
-	bio_list_init(&rs->held_done);
-	spin_unlock_irq(&rs->hold_lock);
-	if (!recorded) {
-		mark_unacked(&list);
-		mark_unacked(&done);
-	}
-	while ((bio = bio_list_pop(&list))) {
+	while ((bio = bio_list_pop(list))) {
 		r45_array_submit(rs->array, bio,
 				 dm_per_bio_data(bio, sizeof(struct r45_bio_info)));
 		n++;
 	}
 	/* raid45_end_io sees the writes allowed now: they complete */
-	while ((bio = bio_list_pop(&done))) {
+	while ((bio = bio_list_pop(done))) {
 		bio_endio(bio);
 		n++;
 	}
 	return n;
+}
+
+/*
+ * Let the held writes go without user space having recorded the failure:
+ * a suspend or a dead array ends the hold.  Nothing is acknowledged (issue
+ * 31, finding 5): after a resume new writes are held again until user
+ * space names the failure in allow_writes.  The writes let go here keep
+ * their regions out of sync in the log (raid45_end_io): a crash before
+ * the failure is recorded finds them dirty, as md keeps the bitmap bits
+ * of writes to a degraded array.  Returns how many were held.
+ */
+static unsigned int release_writes(struct raid45 *rs)
+{
+	struct bio_list list, done;
+
+	spin_lock_irq(&rs->hold_lock);
+	list = rs->held;
+	bio_list_init(&rs->held);
+	done = rs->held_done;
+	bio_list_init(&rs->held_done);
+	spin_unlock_irq(&rs->hold_lock);
+	mark_unacked(&list);
+	mark_unacked(&done);
+	return send_held(rs, &list, &done);
+}
+
+/*
+ * "allow_writes [<idx>...]": user space has recorded the failures of
+ * members @named (issue 31, finding 4: an acknowledgement names what it
+ * acknowledges, so that a failure after user space read the status is
+ * not acknowledged with the ones it acted on); @named 0, the bare form
+ * of scripts, acknowledges every member failed now.  A named member that
+ * is not failed refuses the whole message.  The held writes go only once
+ * every failed member is acknowledged.  Returns how many were let go, or
+ * -EINVAL; *still: members whose failure is still unacknowledged.
+ */
+static int allow_writes(struct raid45 *rs, unsigned long named,
+			unsigned long *still)
+{
+	struct bio_list list, done;
+	unsigned long failed;
+
+	spin_lock_irq(&rs->hold_lock);
+	failed = r45_array_failed_mask(rs->array);
+	if (named & ~failed) {
+		spin_unlock_irq(&rs->hold_lock);
+		*still = named & ~failed;
+		return -EINVAL;
+	}
+	rs->failures_acked |= named ? named : failed;
+	*still = 0;
+	if (writes_held(rs)) {
+		*still = failed & ~rs->failures_acked;
+		spin_unlock_irq(&rs->hold_lock);
+		return 0;
+	}
+	list = rs->held;
+	bio_list_init(&rs->held);
+	done = rs->held_done;
+	bio_list_init(&rs->held_done);
+	spin_unlock_irq(&rs->hold_lock);
+	return send_held(rs, &list, &done);
 }
 
 /*
@@ -829,7 +870,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&a->mismatches),
 		       held_word(rs),
 		       atomic64_read(&a->read_errors_fixed),
-		       (unsigned long long)r45_sync_unprotected_regions(a),
+		       (unsigned long long)r45_trust_unprotected(a),
 		       atomic64_read(&a->unsafe_reads),
 		       a->ppl ? "ppl" : "-");
 		if (rs->statistics)
@@ -949,7 +990,7 @@ bad:
 
 /*
  * "readd <idx>": a failed member that came back is taken back, rebuilt
- * only where it was written while out (r45_sync_readd).  The device
+ * only where it was written while out (r45_trust_readd).  The device
  * must be suspended (no write in flight may still skip the member); the
  * rebuild starts at the resume.
  */
@@ -978,7 +1019,7 @@ static int readd_message(struct raid45 *rs, unsigned int argc, char **argv)
 	}
 	/* suspended: the log reset allocates without I/O to the device */
 	noio = memalloc_noio_save();
-	r = r45_sync_readd(a, idx, &n, &why);
+	r = r45_trust_readd(a, idx, &n, &why);
 	memalloc_noio_restore(noio);
 	if (r) {
 		DMERR("readd: member %u refused: %s", idx, why);
@@ -995,6 +1036,37 @@ static int readd_message(struct raid45 *rs, unsigned int argc, char **argv)
 static const char *const sync_words[] = {
 	"check", "repair", "idle", "frozen", "resync", "recover",
 };
+
+/* "allow_writes [<idx>...]": see allow_writes(). */
+static int allow_writes_message(struct raid45 *rs, unsigned int argc,
+				char **argv)
+{
+	unsigned long named = 0, still;
+	unsigned int i, idx;
+	int n;
+
+	for (i = 1; i < argc; i++) {
+		if (kstrtouint(argv[i], 10, &idx) || idx >= rs->t.nr_devs) {
+			DMERR("allow_writes: \"%s\" is not a member index (0-%u)",
+			      argv[i], rs->t.nr_devs - 1);
+			return -EINVAL;
+		}
+		named |= BIT(idx);
+	}
+	n = allow_writes(rs, named, &still);
+	if (n < 0) {
+		DMERR("allow_writes: member %lu is not failed: nothing acknowledged",
+		      __ffs(still));
+		return n;
+	}
+	if (still)
+		DMINFO("allow_writes: writes stay held: the failure of member %lu is not acknowledged yet",
+		       __ffs(still));
+	else if (n)
+		DMINFO("allow_writes: %d held writes and completions released",
+		       n);
+	return 0;
+}
 
 static int raid45_message(struct dm_target *ti, unsigned int argc,
 			  char **argv, char *result, unsigned int maxlen)
@@ -1024,17 +1096,8 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 			WRITE_ONCE(a->bandwidth, v);
 		return r;
 	}
-	if (word_is(argv[0], "allow_writes")) {
-		if (argc != 1) {
-			DMERR("allow_writes takes no arguments");
-			return -EINVAL;
-		}
-		i = allow_writes(rs, true);
-		if (i)
-			DMINFO("allow_writes: %u held writes and completions released",
-			       i);
-		return 0;
-	}
+	if (word_is(argv[0], "allow_writes"))
+		return allow_writes_message(rs, argc, argv);
 	if (word_is(argv[0], "readd"))
 		return readd_message(rs, argc, argv);
 	if (word_is(argv[0], "xor")) {
@@ -1132,7 +1195,7 @@ static void release_held(struct raid45 *rs)
 
 	set_suspending(rs, true);
 	if (!dm_noflush_suspending(rs->ti)) {
-		n = allow_writes(rs, false);
+		n = release_writes(rs);
 		if (n)
 			DMINFO("suspend: %u held writes and completions released",
 			       n);
@@ -1205,13 +1268,21 @@ static void raid45_presuspend_undo(struct dm_target *ti)
 static void raid45_postsuspend(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
+	unsigned int noio;
 
 	if (rs->suspend_killed)
 		return;
+	/*
+	 * The device is suspended: an allocation that waited for reclaim
+	 * could wait for writeback to this very device (issue 31, finding
+	 * 8: the partial parity log's pages and bios below).
+	 */
+	noio = memalloc_noio_save();
 	/* no member I/O outlives a suspend (raid5/stripe.c, ppl.c) */
 	if (r45_wait_rewrites(rs->array) || r45_ppl_quiesce(rs->array)) {
 		suspend_killed(rs, "postsuspend");
 		r45_array_resume(rs->array);
+		memalloc_noio_restore(noio);
 		return;
 	}
 	r45_sync_flush_log(rs->array);
@@ -1219,6 +1290,7 @@ static void raid45_postsuspend(struct dm_target *ti)
 	r45_ppl_suspend(rs->array);
 	if (rs->log->type->postsuspend)
 		rs->log->type->postsuspend(rs->log);
+	memalloc_noio_restore(noio);
 }
 
 /*
@@ -1263,11 +1335,10 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 		    r45_array_member_failed(old->array, i))
 			r45_array_fail_member(rs->array, i);
 	}
-	r45_sync_takeover_degraded(rs->array, old->array);
-	if (same) {
-		r45_sync_takeover(rs->array, old->array);
+	/* the region trust owner carries every region's state over */
+	r45_trust_takeover(rs->array, old->array, same);
+	if (same)
 		DMINFO("reload: resync/rebuild state taken over from the previous table");
-	}
 }
 
 /*
@@ -1287,8 +1358,9 @@ static void first_resume(struct raid45 *rs)
 	 * too (a later resume reads the bits back from there), until the
 	 * rebuild, or the predecessor it takes over, got it.
 	 */
+	r45_trust_first_resume(a);
 	if (rs->t.dev_to_init >= 0)
-		r45_sync_out_of_sync(a);
+		r45_trust_rebuild_all(a);
 	mutex_lock(&raid45_list_lock);
 	old = find_predecessor(rs);
 	rs->resumed = true;

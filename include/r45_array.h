@@ -102,14 +102,23 @@ struct r45_engine_ops {
 	 * it back.  Returns false if the member was failed instead (too many).
 	 */
 	bool (*read_error)(struct r45_array *a, unsigned int idx);
-	/* a sync action's stripe is done (r45_sync_stripe) */
+	/* a sync action's stripe is done (r45_stripe_sync) */
 	void (*sync_done)(struct r45_array *a, bool ok);
 	/* a stripe got a partial write: may it wait for the submitter's plug? */
 	bool (*plug_arm)(struct r45_array *a);
 	/* does parity match data on every stripe of this row (see sync.c)? */
 	bool (*row_in_sync)(struct r45_array *a, u64 row);
-	/* may a block be computed from this row's parity (see sync.c)? */
-	bool (*row_trusted)(struct r45_array *a, u64 row);
+	/*
+	 * May a block be computed from this row's parity (md-compat/trust.c)?
+	 * @rebuild: for a rebuild of the member being initialised.
+	 */
+	bool (*row_trusted)(struct r45_array *a, u64 row, bool rebuild);
+	/*
+	 * Array sectors [first, last) may hold torn stripes (a partial parity
+	 * log entry not replayed): never computed from parity until a resync.
+	 * Process context, before any I/O.
+	 */
+	void (*untrust)(struct r45_array *a, sector_t first, sector_t last);
 };
 
 struct r45_stats {
@@ -169,22 +178,20 @@ struct r45_array {
 	bool log_in_memory;		/* its flush does no I/O */
 	bool log_failed;		/* a log flush failed once */
 	/*
-	 * Re-adding a member that came back (md's bitmap re-add): the
-	 * regions written while any member was failed (bit per region, set
-	 * when such a write starts and when it ends), and the members whose
-	 * failure that record covers from its start (failed while this
-	 * array, or one it took over, ran).  sync.c, r45_sync_readd.
+	 * Region trust: owned by md-compat/trust.c, which alone changes
+	 * these (its header comment draws the states).  written_degraded:
+	 * regions written while any member was failed (md's bitmap re-add);
+	 * readd_ok: members whose failure that record covers from its start;
+	 * untrusted: regions whose parity a crash may have torn (issue 26);
+	 * rebuild_forced: the table forced a rebuild through torn regions
+	 * (start_dirty_degraded); log_foreign: the disk log was written for
+	 * another region count.
 	 */
 	unsigned long *written_degraded;
 	unsigned long readd_ok;
-	/*
-	 * Regions whose parity a crash may have torn (issue 26): those a
-	 * valid disk log called dirty when the array was activated.  A
-	 * block computed from parity there is never served (EIO, counted
-	 * in unsafe_reads) until a resync made the region consistent,
-	 * which clears its bit.  sync.c, r45_sync_row_trusted.
-	 */
 	unsigned long *untrusted;
+	bool rebuild_forced;
+	bool log_foreign;
 	atomic64_t unsafe_reads;
 	struct workqueue_struct *log_wq; /* write_work, rh_work: not the
 					  * lanes' queue (see sync.c) */
@@ -244,6 +251,16 @@ struct r45_array {
 	struct r45_ppl *ppl;
 };
 
+/*
+ * Is member @idx failed?  A plain test of the array's member state, for
+ * every layer (the engine reads it without calling the glue).
+ */
+static inline bool r45_member_is_failed(const struct r45_array *a,
+					unsigned int idx)
+{
+	return test_bit(R45_MEMBER_FAILED, &a->members[idx].flags);
+}
+
 /* md-compat/array.c */
 struct r45_array *r45_array_create(const struct r45_geom *geom,
 				   unsigned int nr_stripes, bool ppl,
@@ -275,25 +292,35 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 		  sector_t region_size, region_t nr_regions, int recover_member);
 void r45_sync_exit(struct r45_array *a);
 int r45_sync_pause(struct r45_array *a);
-void r45_sync_takeover(struct r45_array *a, struct r45_array *old);
-void r45_sync_takeover_degraded(struct r45_array *a, struct r45_array *old);
-void r45_sync_out_of_sync(struct r45_array *a);
-void r45_sync_note_degraded_write(struct r45_array *a, region_t region);
-int r45_sync_readd(struct r45_array *a, unsigned int idx, region_t *regions,
-		   const char **why);
 void r45_sync_unpause(struct r45_array *a);
 int r45_sync_request(struct r45_array *a, const char *action);
 const char *r45_sync_action_name(struct r45_array *a);
 bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);
-bool r45_sync_row_in_sync(struct r45_array *a, u64 row);
-bool r45_sync_row_trusted(struct r45_array *a, u64 row);
-void r45_sync_untrust(struct r45_array *a, sector_t first, sector_t last);
 void r45_sync_defer_nosync(struct r45_array *a, struct bio *bio);
-region_t r45_sync_unprotected_regions(struct r45_array *a);
+bool r45_sync_rebuild_possible(struct r45_array *a);
 
-/* md-compat/rolog.c */
+/* md-compat/trust.c: region trust, its one owner */
+int r45_trust_init(struct r45_array *a);
+void r45_trust_exit(struct r45_array *a);
+bool r45_trust_row_in_sync(struct r45_array *a, u64 row);
+bool r45_trust_row(struct r45_array *a, u64 row, bool rebuild);
+void r45_trust_untrust(struct r45_array *a, sector_t first, sector_t last);
+void r45_trust_synced(struct r45_array *a, region_t region, int action);
+void r45_trust_member_failed(struct r45_array *a, unsigned int idx);
+void r45_trust_note_write(struct r45_array *a, region_t region);
+long r45_trust_activate(struct r45_array *a, struct block_device *log_bdev);
+void r45_trust_force_rebuild(struct r45_array *a);
+void r45_trust_first_resume(struct r45_array *a);
+void r45_trust_rebuild_all(struct r45_array *a);
+void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same);
+int r45_trust_readd(struct r45_array *a, unsigned int idx, region_t *regions,
+		    const char **why);
+region_t r45_trust_unprotected(struct r45_array *a);
+
+/* md-compat/rolog.c; r45_disk_log_read returns 0, 1 or: */
+#define R45_DISK_LOG_FOREIGN	2	/* valid, for another region count */
 void r45_rolog_load(struct r45_array *a, struct block_device *bdev,
 		    int sync);
 int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,
@@ -317,7 +344,7 @@ int r45_wait_rewrites(struct r45_array *a);
 void r45_count_done(struct r45_array *a, atomic_t *count);
 void r45_wait_count(struct r45_array *a, atomic_t *count);
 int r45_wait_count_killable(struct r45_array *a, atomic_t *count);
-void r45_sync_stripe(struct r45_array *a, sector_t sector, int action);
+void r45_stripe_sync(struct r45_array *a, sector_t sector, int action);
 
 /* raid5/ppl.c */
 int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,

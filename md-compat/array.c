@@ -41,8 +41,9 @@ static const struct r45_engine_ops r45_glue_ops = {
 	.read_error = r45_array_read_error,
 	.sync_done = r45_sync_done,
 	.plug_arm = r45_plug_arm,
-	.row_in_sync = r45_sync_row_in_sync,
-	.row_trusted = r45_sync_row_trusted,
+	.row_in_sync = r45_trust_row_in_sync,
+	.row_trusted = r45_trust_row,
+	.untrust = r45_trust_untrust,
 };
 
 struct r45_array *r45_array_create(const struct r45_geom *geom,
@@ -128,7 +129,7 @@ void r45_array_set_member(struct r45_array *a, unsigned int idx,
 
 bool r45_array_member_failed(struct r45_array *a, unsigned int idx)
 {
-	return test_bit(R45_MEMBER_FAILED, &a->members[idx].flags);
+	return r45_member_is_failed(a, idx);
 }
 
 /* The failed members, a bit each (any context; a snapshot). */
@@ -167,7 +168,7 @@ static bool fail_member_locked(struct r45_array *a, unsigned int idx)
 	if (test_and_set_bit(R45_MEMBER_FAILED, &a->members[idx].flags))
 		return false;
 	/* what is written from now on is recorded: it may come back */
-	set_bit(idx, &a->readd_ok);
+	r45_trust_member_failed(a, idx);
 	if (r45_array_nr_failed(a) > a->geom.parity_disks) {
 		set_bit(R45_ARRAY_DEAD, &a->flags);
 		DMERR_LIMIT("member %u failed: more failures than parity, array can no longer serve all I/O",
@@ -204,13 +205,12 @@ void r45_array_set_missing(struct r45_array *a, unsigned int idx)
 		set_bit(R45_ARRAY_DEAD, &a->flags);
 }
 
-/* A failed member is taken back (r45_sync_readd: it is rebuilt). */
+/* A failed member is taken back (r45_trust_readd: it is rebuilt). */
 void r45_array_readd_member(struct r45_array *a, unsigned int idx)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&a->fail_lock, flags);
-	clear_bit(idx, &a->readd_ok);
 	clear_bit(R45_MEMBER_FAILED, &a->members[idx].flags);
 	atomic_set(&a->members[idx].read_errors, 0);
 	spin_unlock_irqrestore(&a->fail_lock, flags);
@@ -376,7 +376,7 @@ int r45_array_submit(struct r45_array *a, struct bio *bio,
 		if ((s >> g->chunk_shift) == (last >> g->chunk_shift) &&
 		    !r45_array_member_failed(a, loc.disk) &&
 		    ((int)loc.disk != rm ||
-		     r45_sync_row_in_sync(a, loc.stripe))) {
+		     r45_trust_row_in_sync(a, loc.stripe))) {
 			bio_set_dev(bio, a->members[loc.disk].bdev);
 			bio->bi_iter.bi_sector =
 				a->members[loc.disk].offset + loc.dev_sector;
@@ -415,7 +415,7 @@ bool r45_array_write_done(struct r45_array *a, struct bio *bio,
 	if (!info->counted)
 		return false;
 	/* a write in flight when a member failed skipped it too */
-	r45_sync_note_degraded_write(a, info->region);
+	r45_trust_note_write(a, info->region);
 	if (info->unacked) {
 		r45_sync_defer_nosync(a, bio);
 		return true;

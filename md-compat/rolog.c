@@ -66,8 +66,10 @@ static int read_page(struct block_device *bdev, struct page *page, u64 pos)
  * caller) for every region it does not call clean.  Returns 1 when it
  * holds a valid log (an earlier activation wrote it) or cannot be read
  * (then every region is dirty: whatever it records, it may record a
- * crash), 0 when it holds no valid log (a new log: dm-log takes every
- * region as out of sync, and so is @dirty), or -ENOMEM.
+ * crash), R45_DISK_LOG_FOREIGN when it holds a valid log for another
+ * region count (every region dirty: its bits name other regions), 0
+ * when it holds no valid log (a new log: dm-log takes every region as
+ * out of sync, and so is @dirty), or -ENOMEM.
  */
 int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,
 		      unsigned long *dirty)
@@ -95,6 +97,18 @@ int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,
 		   le32_to_cpu(h->version) == 1)))
 		valid = min_t(u64, le64_to_cpu(h->nr_regions), nr_regions);
 	err = valid > 0;
+	/*
+	 * Written for another region count (another region size): its bits
+	 * name other regions (issue 31, finding 2).  Every region dirty.
+	 */
+	if (valid && le64_to_cpu(h->nr_regions) != nr_regions) {
+		DMERR("disk log: written for %llu regions, the table has %llu (another region size): every region out of sync",
+		      (unsigned long long)le64_to_cpu(h->nr_regions),
+		      (unsigned long long)nr_regions);
+		bitmap_fill(dirty, nr_regions);
+		__free_page(page);
+		return R45_DISK_LOG_FOREIGN;
+	}
 	/* bits of regions [0, valid) from byte R45_DISK_LOG_BITS on */
 	for (r = 0, pos = 0; r < nr_regions; r++) {
 		u64 byte = R45_DISK_LOG_BITS + r / 8;

@@ -231,7 +231,7 @@ static bool count_write(struct r45_array *a, struct bio *bio)
 		dm_rh_delay(a->rh, bio);
 		return false;
 	}
-	r45_sync_note_degraded_write(a, region);
+	r45_trust_note_write(a, region);
 	if (bio_op(bio) == REQ_OP_DISCARD) {
 		inc_discard(a, bio);
 	} else {
@@ -428,107 +428,17 @@ bool r45_sync_write_begin(struct r45_array *a, struct bio *bio)
 }
 
 /*
- * Is stripe row @row consistent: parity matches data on every stripe of
- * it and, during a rebuild, the member being rebuilt holds its blocks?
- * True only when every region overlapping the row is in sync in the log
- * (a row can be shared by two regions; a write counted in either leaves
- * it dirty).  Any context: the log's in_sync with can_block = 0 only
- * tests its in-memory sync bits.
- */
-bool r45_sync_row_in_sync(struct r45_array *a, u64 row)
-{
-	u64 row_sectors = (u64)a->geom.chunk_sectors * a->geom.data_disks;
-	u64 first = row * row_sectors, last = first + row_sectors - 1;
-	region_t r, rlast;
-
-	if (!a->log)
-		return true;
-	r = div64_u64(first, a->region_size);
-	rlast = min_t(u64, div64_u64(last, a->region_size), a->nr_regions - 1);
-	for (; r <= rlast; r++)
-		if (a->log->type->in_sync(a->log, r, 0) != 1)
-			return false;
-	return true;
-}
-
-/*
- * May a block of stripe row @row be computed from its parity?  Not while
- * a region overlapping the row is untrusted (a crash left it dirty, see
- * a->untrusted) and not yet in sync again: the crash may have torn the
- * stripe (some members written, others not), and what parity gives for
- * a lost or unreadable block would be wrong.  Any context.
- */
-bool r45_sync_row_trusted(struct r45_array *a, u64 row)
-{
-	u64 row_sectors = (u64)a->geom.chunk_sectors * a->geom.data_disks;
-	u64 first = row * row_sectors, last = first + row_sectors - 1;
-	region_t r, rlast;
-
-	r = div64_u64(first, a->region_size);
-	rlast = min_t(u64, div64_u64(last, a->region_size), a->nr_regions - 1);
-	for (; r <= rlast; r++)
-		if (test_bit(r, a->untrusted) &&
-		    a->log->type->in_sync(a->log, r, 0) != 1)
-			return false;
-	return true;
-}
-
-/*
- * Array sectors [@first, @last) may hold torn stripes (a partial parity
- * log entry that could not be replayed): their regions become untrusted
- * and out of sync, in the log too (its clean bit cleared, flushed), so
- * that r45_sync_row_trusted refuses to compute from their parity with
- * any log (a core "nosync" log included) until a resync has made them
- * consistent, and a crash before that does not forget them.  Process
- * context, before any I/O (the table's first resume).
- */
-void r45_sync_untrust(struct r45_array *a, sector_t first, sector_t last)
-{
-	struct dm_dirty_log *log = a->log;
-	region_t r;
-
-	if (first >= last)
-		return;
-	mutex_lock(&a->rh_mutex);
-	for (r = div64_u64(first, a->region_size);
-	     r < a->nr_regions && r * a->region_size < last; r++) {
-		set_bit(r, a->untrusted);
-		log->type->mark_region(log, r);
-		log->type->set_region_sync(log, r, 0);
-	}
-	mutex_unlock(&a->rh_mutex);
-	if (log->type->flush(log))
-		DMERR("cannot write the log: regions with torn stripes may be taken as clean after a crash");
-}
-
-/*
  * A rebuild can run: there is a member to rebuild, it is alive, and the
  * others it is rebuilt from are enough (a rebuild reads every other
  * member: fewer failed than there is parity; with more it would write
  * garbage).
  */
-static bool rebuild_possible(struct r45_array *a)
+bool r45_sync_rebuild_possible(struct r45_array *a)
 {
 	int rm = READ_ONCE(a->recover_member);
 
 	return rm >= 0 && !r45_array_member_failed(a, rm) &&
 	       r45_array_nr_failed(a) < a->geom.parity_disks;
-}
-
-/*
- * Regions whose data is not protected: with a member failed and no
- * rebuild going on, a region the log calls out of sync never got parity
- * that matches its data (the resync could not compute it against the
- * dead member), so a block of the failed member in it cannot be rebuilt.
- * md keeps such an array dirty-degraded; we keep these regions out of
- * sync and count them here.  Zero when the array is protected.
- */
-region_t r45_sync_unprotected_regions(struct r45_array *a)
-{
-	/* a rebuild that can go on makes them right as it passes */
-	if (!a->log || !r45_array_nr_failed(a) || rebuild_possible(a))
-		return 0;
-	return a->nr_regions - a->log->type->get_sync_count(a->log);
 }
 
 /* ---- state machine helpers (sync_lock) ---- */
@@ -576,7 +486,7 @@ static int needed_action(struct r45_array *a)
 	    a->log->type->get_sync_count(a->log) >= a->nr_regions)
 		return R45_ACT_IDLE;
 	if (READ_ONCE(a->recover_member) >= 0)
-		return rebuild_possible(a) ? R45_ACT_RECOVER : R45_ACT_IDLE;
+		return r45_sync_rebuild_possible(a) ? R45_ACT_RECOVER : R45_ACT_IDLE;
 	return r45_array_nr_failed(a) ? R45_ACT_IDLE : R45_ACT_RESYNC;
 }
 
@@ -669,7 +579,7 @@ static bool sync_rows(struct r45_array *a, u64 first, u64 last, int action,
 				   atomic_read(&a->sync_in_flight) <
 				   sync_window(a));
 			atomic_inc(&a->sync_in_flight);
-			r45_sync_stripe(a, (row << a->geom.chunk_shift) + off,
+			r45_stripe_sync(a, (row << a->geom.chunk_shift) + off,
 					action);
 		}
 	}
@@ -741,7 +651,7 @@ static enum r45_step pass_left_regions(struct r45_array *a, int action)
 static bool sync_possible(struct r45_array *a, int action)
 {
 	if (action == R45_ACT_RECOVER)
-		return rebuild_possible(a);
+		return r45_sync_rebuild_possible(a);
 	return !r45_array_nr_failed(a);
 }
 
@@ -795,8 +705,8 @@ static enum r45_step log_step(struct r45_array *a, int action,
 	if (ok)
 		a->sync_retries = 0;
 	/* a resync made the region consistent: its parity is trusted again */
-	if (ok && action == R45_ACT_RESYNC)
-		clear_bit(dm_rh_get_region_key(reg), a->untrusted);
+	if (ok)
+		r45_trust_synced(a, dm_rh_get_region_key(reg), action);
 	dm_rh_recovery_end(reg, ok);
 	/* mark it (not) in sync, let its held writes go, free the slot */
 	update_states(a);
@@ -997,14 +907,9 @@ int r45_sync_init(struct r45_array *a, struct dm_dirty_log *log,
 	a->region_size = region_size;
 	a->nr_regions = nr_regions;
 	a->log_in_memory = !strcmp(log->type->name, "core");
-	a->written_degraded = kvcalloc(BITS_TO_LONGS(nr_regions),
-				       sizeof(unsigned long), GFP_KERNEL);
-	a->untrusted = kvcalloc(BITS_TO_LONGS(nr_regions),
-				sizeof(unsigned long), GFP_KERNEL);
-	if (!a->written_degraded || !a->untrusted) {
-		r = -ENOMEM;
-		goto fail_maps;
-	}
+	r = r45_trust_init(a);
+	if (r)
+		return r;
 
 	/* unbound: 7.x warns about a queue that is neither it nor per-CPU */
 	a->log_wq = alloc_workqueue("raid45_log", WQ_UNBOUND | WQ_MEM_RECLAIM,
@@ -1036,10 +941,7 @@ fail_wq:
 	destroy_workqueue(a->log_wq);
 	a->log_wq = NULL;
 fail_maps:
-	kvfree(a->written_degraded);
-	a->written_degraded = NULL;
-	kvfree(a->untrusted);
-	a->untrusted = NULL;
+	r45_trust_exit(a);
 	return r;
 }
 
@@ -1062,194 +964,7 @@ void r45_sync_exit(struct r45_array *a)
 		destroy_workqueue(a->log_wq);
 		a->log_wq = NULL;
 	}
-	kvfree(a->written_degraded);
-	a->written_degraded = NULL;
-	kvfree(a->untrusted);
-	a->untrusted = NULL;
-}
-
-/*
- * A reload of the same array: what the old one had synced or rebuilt
- * stays so, and a rebuild continues at its row.  Both arrays are
- * suspended: neither thread is in a step.  A freeze is not carried
- * over: the new table's resume starts what is needed.
- */
-void r45_sync_takeover(struct r45_array *a, struct r45_array *old)
-{
-	struct dm_dirty_log *log = a->log, *olog = old->log;
-	region_t r;
-
-	if (a->nr_regions != old->nr_regions ||
-	    a->region_size != old->region_size) {
-		/*
-		 * Other regions: the record does not map onto them.  What a
-		 * crash left untrusted stays so, all of it (it only counts
-		 * where the log says a region is out of sync).
-		 */
-		if (!bitmap_empty(old->untrusted, old->nr_regions))
-			bitmap_fill(a->untrusted, a->nr_regions);
-		return;
-	}
-	mutex_lock(&a->rh_mutex);
-	for (r = 0; r < a->nr_regions; r++)
-		if (!log->type->in_sync(log, r, 1) &&
-		    olog->type->in_sync(olog, r, 1)) {
-			/*
-			 * Clean on the log device as well: no write is in
-			 * flight (both are suspended), and a later resume
-			 * reads the bits from there.
-			 */
-			log->type->clear_region(log, r);
-			log->type->set_region_sync(log, r, 1);
-		}
-	flush_log_locked(a);
-	mutex_unlock(&a->rh_mutex);
-	WRITE_ONCE(a->recover_member, READ_ONCE(old->recover_member));
-	atomic64_set(&a->mismatches, atomic64_read(&old->mismatches));
-}
-
-/*
- * A reload keeps the record of what was written while members were
- * failed, for the members whose failure the new table keeps (the
- * caller failed them already), and which regions a crash left untrusted:
- * both suspended, nothing is written.
- */
-void r45_sync_takeover_degraded(struct r45_array *a, struct r45_array *old)
-{
-	unsigned int i;
-
-	if (a->nr_regions != old->nr_regions ||
-	    a->region_size != old->region_size) {
-		/*
-		 * Other regions: the record does not map onto them.  What a
-		 * crash left untrusted stays so, all of it (it only counts
-		 * where the log says a region is out of sync).
-		 */
-		if (!bitmap_empty(old->untrusted, old->nr_regions))
-			bitmap_fill(a->untrusted, a->nr_regions);
-		return;
-	}
-	bitmap_copy(a->written_degraded, old->written_degraded,
-		    a->nr_regions);
-	bitmap_copy(a->untrusted, old->untrusted, a->nr_regions);
-	/* a re-add needs the same device there, still failed */
-	a->readd_ok = 0;
-	for (i = 0; i < a->geom.raid_disks; i++)
-		if (test_bit(i, &old->readd_ok) &&
-		    r45_array_member_failed(a, i) && a->members[i].bdev &&
-		    a->members[i].bdev == old->members[i].bdev &&
-		    a->members[i].offset == old->members[i].offset)
-			set_bit(i, &a->readd_ok);
-}
-
-/*
- * A write (or discard) to @region starts or ends: with a member failed,
- * the region is recorded for that member's re-add (any context).  Both
- * ends are needed: a write that started before the failure may have
- * skipped the member once it was failed.
- */
-void r45_sync_note_degraded_write(struct r45_array *a, region_t region)
-{
-	if (r45_array_nr_failed(a))
-		set_bit(region, a->written_degraded);
-}
-
-/*
- * "readd <idx>" (md's re-add with a write-intent bitmap): member @idx,
- * failed, is back with what it held when it failed (a path that came
- * back, a cable pushed in again).  Only the regions written since then
- * can be stale on it: they are put out of sync, in memory and on the log
- * device, and the member is rebuilt in them alone (the table's rebuild,
- * as dev_to_init, from the next resume).  The device must be suspended:
- * no write is in flight that could still skip the member, and the
- * log's resume reads the bits back.  Refused (-EINVAL, *why) when it
- * would not be safe: the member is not failed; its failure is not
- * covered by the record from its start (the array was activated with it
- * missing or failed); another member is being rebuilt; or too many
- * others are failed to rebuild it from.  *regions: how many regions are
- * to be rebuilt.
- */
-int r45_sync_readd(struct r45_array *a, unsigned int idx, region_t *regions,
-		   const char **why)
-{
-	struct dm_dirty_log *log = a->log;
-	region_t r, n = 0, other = 0;
-	int err;
-
-	/*
-	 * The rebuild works every region out of sync.  One out of sync for
-	 * another reason than a write while the member was out (a crash, an
-	 * unfinished resync) would have the member's blocks, which are
-	 * right there, rebuilt from parity that may not be.
-	 */
-	mutex_lock(&a->rh_mutex);
-	for (r = 0; r < a->nr_regions; r++)
-		if (!test_bit(r, a->written_degraded) &&
-		    log->type->in_sync(log, r, 1) != 1)
-			other++;
-	mutex_unlock(&a->rh_mutex);
-
-	*why = NULL;
-	if (!r45_array_member_failed(a, idx))
-		*why = "the member is not failed";
-	else if (!a->members[idx].bdev)
-		*why = "the table names it missing: load one with its device";
-	else if (!test_bit(idx, &a->readd_ok))
-		*why = "no record of the writes since it failed (it was missing or failed when the table was loaded): rebuild it with dev_to_init";
-	else if (READ_ONCE(a->recover_member) >= 0)
-		*why = "another member is being rebuilt";
-	else if (r45_array_nr_failed(a) - 1 >= a->geom.parity_disks)
-		*why = "too many other members are failed to rebuild it from";
-	else if (other)
-		*why = "regions are out of sync for another reason (a crash, an unfinished resync): the rebuild would take the member's blocks there from parity";
-	if (*why)
-		return -EINVAL;
-	/* its own log is stale: what was written since was not logged on it */
-	err = r45_ppl_reset_member(a, idx);
-	if (err) {
-		*why = "its partial parity log cannot be written";
-		return err;
-	}
-
-	mutex_lock(&a->rh_mutex);
-	for_each_set_bit(r, a->written_degraded, a->nr_regions) {
-		n++;
-		if (!log->type->in_sync(log, r, 1))
-			continue;
-		log->type->mark_region(log, r);
-		log->type->set_region_sync(log, r, 0);
-	}
-	flush_log_locked(a);
-	mutex_unlock(&a->rh_mutex);
-	WRITE_ONCE(a->recover_member, idx);
-	r45_array_readd_member(a, idx);
-	/* nobody else is out: the record starts again at the next failure */
-	if (!r45_array_nr_failed(a))
-		bitmap_zero(a->written_degraded, a->nr_regions);
-	*regions = n;
-	return 0;
-}
-
-/*
- * Every region out of sync, in memory and on the log device (dirty): a
- * member is to be rebuilt (dev_to_init) and holds nothing yet.  Called
- * at the table's first resume, after the log's own resume read its
- * bits, before any I/O.  dm-log's forced "sync" would do the same at
- * every resume, throwing a rebuild's progress (or a finished rebuild)
- * away each time.
- */
-void r45_sync_out_of_sync(struct r45_array *a)
-{
-	struct dm_dirty_log *log = a->log;
-	region_t r;
-
-	mutex_lock(&a->rh_mutex);
-	for (r = 0; r < a->nr_regions; r++) {
-		log->type->mark_region(log, r);
-		log->type->set_region_sync(log, r, 0);
-	}
-	flush_log_locked(a);
-	mutex_unlock(&a->rh_mutex);
+	r45_trust_exit(a);
 }
 
 /*

@@ -179,7 +179,7 @@ static void io_endio(struct bio *bio)
 	unsigned long flags;
 	LIST_HEAD(go);
 
-	if (bio->bi_status && !r45_array_member_failed(a, io->log->idx)) {
+	if (bio->bi_status && !r45_member_is_failed(a, io->log->idx)) {
 		/*
 		 * md fails the member whose log write failed: its stripes'
 		 * writes go on without their parity there.
@@ -245,7 +245,7 @@ static void submit_first(struct r45_ppl_log *log)
 			__bio_add_page(&io->bio, sh->pp, PAGE_SIZE, 0);
 	if (log->multi)
 		log->next += need;
-	if (r45_array_member_failed(ppl->a, log->idx))
+	if (r45_member_is_failed(ppl->a, log->idx))
 		bio_io_error(&io->bio);	/* its stripes go on */
 	else
 		submit_bio(&io->bio);
@@ -321,7 +321,7 @@ static void io_written(struct r45_ppl_io *io)
 	unsigned int i;
 
 	for_each_set_bit(i, &io->written, a->geom.raid_disks)
-		if (!r45_array_member_failed(a, i) &&
+		if (!r45_member_is_failed(a, i) &&
 		    bdev_write_cache(a->members[i].bdev))
 			__set_bit(i, &mask);
 	atomic_set(&io->flushing, 1);
@@ -356,7 +356,7 @@ bool r45_ppl_log(struct r45_stripe *sh)
 	bool kick = false;
 	u32 crc;
 
-	if (r45_array_member_failed(sh->a, sh->map.pd))
+	if (r45_member_is_failed(sh->a, sh->map.pd))
 		return false;
 	atomic_inc(&sh->count);		/* r45_ppl_wake puts it */
 	set_bit(R45_STRIPE_PPL_WAIT, &sh->state);
@@ -642,7 +642,7 @@ static int replay_entry(struct r45_ppl_log *log,
 			if (s >= last)
 				continue;
 			r45_map_sector(g, s, &loc);
-			if (r45_array_member_failed(a, loc.disk) ||
+			if (r45_member_is_failed(a, loc.disk) ||
 			    (int)loc.disk == READ_ONCE(a->recover_member)) {
 				update = false;
 				break;
@@ -694,7 +694,7 @@ static int replay_entry(struct r45_ppl_log *log,
  * An entry that could not be replayed (a read or write error, a
  * checksum that does not match, fields md never writes) leaves its
  * stripes as the crash left them: their regions go out of sync and
- * untrusted (r45_sync_untrust), so that no block of them is computed
+ * untrusted (r45_engine_ops.untrust), so that no block of them is computed
  * from their parity until a resync made them right.  The range covers
  * every row an entry of md's can reach from its first sector.
  */
@@ -704,8 +704,8 @@ static void untrust_entry(struct r45_array *a, const struct ppl_header_entry *e)
 	sector_t rows = (sector_t)a->geom.data_disks << a->geom.chunk_shift;
 
 	if (first < a->array_sectors)
-		r45_sync_untrust(a, first,
-				 min_t(u64, first + 2 * rows, a->array_sectors));
+		a->ops->untrust(a, first,
+				min_t(u64, first + 2 * rows, a->array_sectors));
 }
 
 /*
@@ -807,7 +807,7 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
 			      r);
 			untrust_entry(a, e);
 			(*bad)++;
-			if (r45_array_member_failed(a, log->idx))
+			if (r45_member_is_failed(a, log->idx))
 				goto out;
 			continue;
 		}
@@ -893,7 +893,7 @@ int r45_ppl_replay(struct r45_array *a)
 	for (i = 0; i < a->geom.raid_disks; i++) {
 		struct r45_ppl_log *log = &ppl->logs[i];
 
-		if (r45_array_member_failed(a, i))
+		if (r45_member_is_failed(a, i))
 			continue;
 		r = (int)i == rm ? 0 : replay_log(log, &bad);
 		if (r >= 0) {
@@ -934,7 +934,7 @@ void r45_ppl_takeover(struct r45_array *a, struct r45_array *old)
 			    a->members[i].bdev != old->members[i].bdev ||
 			    a->members[i].offset != old->members[i].offset;
 
-		if (r45_array_member_failed(a, i))
+		if (r45_member_is_failed(a, i))
 			continue;
 		r = reset_log(&ppl->logs[i], zero);
 		if (r < 0)
@@ -956,7 +956,7 @@ void r45_ppl_suspend(struct r45_array *a)
 	if (!a->ppl)
 		return;
 	for (i = 0; i < a->geom.raid_disks; i++) {
-		if (r45_array_member_failed(a, i))
+		if (r45_member_is_failed(a, i))
 			continue;
 		r = reset_log(&a->ppl->logs[i], false);
 		if (r < 0)
@@ -985,7 +985,7 @@ bool r45_ppl_vouches(struct r45_array *a, int skip)
 		return false;
 	for (i = 0; i < a->geom.raid_disks && ok; i++) {
 		if (!a->members[i].bdev || (int)i == skip ||
-		    r45_array_member_failed(a, i))
+		    r45_member_is_failed(a, i))
 			continue;
 		ok = read_header(&a->ppl->logs[i], a->ppl->logs[i].start,
 				 page) == 1;
@@ -1009,7 +1009,7 @@ void r45_ppl_invalidate(struct r45_array *a)
 		return;
 	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	for (i = 0; i < a->geom.raid_disks; i++) {
-		if (!a->members[i].bdev || r45_array_member_failed(a, i))
+		if (!a->members[i].bdev || r45_member_is_failed(a, i))
 			continue;
 		if (!page || member_rw(a, i, a->ppl->logs[i].start, page,
 				       PPL_HEADER_SIZE, REQ_OP_WRITE |

@@ -621,7 +621,8 @@ static void stripe_ctx_init(struct r45_stripe *sh, struct stripe_ctx *c)
 	memset(c, 0, sizeof(*c));
 	c->in_sync = a->ops->row_in_sync(a, sh->sector >> a->geom.chunk_shift);
 	c->trusted = c->in_sync ||
-		     a->ops->row_trusted(a, sh->sector >> a->geom.chunk_shift);
+		     a->ops->row_trusted(a, sh->sector >> a->geom.chunk_shift,
+					 false);
 	for (i = 0; i < a->geom.raid_disks; i++) {
 		if (test_bit(R45_MEMBER_FAILED, &a->members[i].flags)) {
 			c->failed |= BIT(i);
@@ -1072,11 +1073,15 @@ static bool handle_sync(struct r45_stripe *sh, struct stripe_ctx *c)
 	unread = c->failed & ~c->uptodate;
 	/*
 	 * A block rebuilt from torn parity would be written back wrong: the
-	 * stripe stays unsynced, its region untrusted (issue 26).  A
-	 * rebuild (dev_to_init) was asked for knowing it (the table forced
-	 * it: start_dirty_degraded).
+	 * stripe stays unsynced, its region untrusted (issue 26), and the
+	 * member's block there stays unreadable.  A rebuild (dev_to_init,
+	 * readd) asks the trust owner too (issue 31, finding 1): it goes on
+	 * there only when the table forced it (start_dirty_degraded).
 	 */
-	if (unread && !c->trusted && action != R45_ACT_RECOVER) {
+	if (unread && !c->trusted &&
+	    (action != R45_ACT_RECOVER ||
+	     !a->ops->row_trusted(a, sh->sector >> a->geom.chunk_shift,
+				  true))) {
 		end_sync(sh, false);
 		return false;
 	}
@@ -1503,7 +1508,7 @@ int r45_make_request(struct r45_array *a, struct bio *bio)
 }
 
 /* Ask the state machine to run a sync action on one stripe. */
-void r45_sync_stripe(struct r45_array *a, sector_t sector, int action)
+void r45_stripe_sync(struct r45_array *a, sector_t sector, int action)
 {
 	struct r45_stripe *sh = get_stripe(a, sector);
 

@@ -48,9 +48,9 @@ put 0 &
 w=$!
 for i in $(seq 50); do [ "$(health r45a $N)" = ADAA ] && break; sleep 0.1; done
 [ "$(health r45a $N)" = ADAA ] || die "member 1 not failed: $(dmsetup status r45a)"
-dmesg | grep -q 'writes are held until user space records the failure and sends "dmsetup message r45a 0 allow_writes"' ||
+dmesg | grep -q 'member 1 failed: writes are held until user space records the failure and sends "dmsetup message r45a 0 allow_writes 1"' ||
 	die "no log line says that writes are held and how to release them"
-dmsetup message r45a 0 allow_writes || die "allow_writes"
+dmsetup message r45a 0 allow_writes 1 || die "allow_writes 1"
 wait $w || die "the write that failed member 1"
 # five more regions written while member 1 is out: six in all
 for r in 3 7 8 20 41; do put $r; done
