@@ -21,6 +21,7 @@ struct raid45 {
 	struct dm_target *ti;
 	struct list_head list;		/* on raid45_list while constructed */
 	bool resumed;			/* has been resumed at least once */
+	bool replaced;			/* a reload's table took it over */
 	struct r45_array *array;
 	struct dm_dirty_log *log;
 	bool log_owned;			/* by the array's region hash */
@@ -484,9 +485,27 @@ bad:
 	return r;
 }
 
+/*
+ * A table with a partial parity log goes away with no successor taking
+ * its chains over (dmsetup remove, or a reload that failed before its
+ * resume): its suspend emptied the logs, and the headers at the start of
+ * the areas are zeroed now, so that they cannot vouch for a crash of a
+ * later run without the log (issue 31, finding 6: r45_ppl_vouches).  A
+ * later table with the log finds no header: after a clean removal the
+ * disk log is clean, and nothing needs vouching for.
+ */
 static void raid45_dtr(struct dm_target *ti)
 {
-	raid45_free(ti->private);
+	struct raid45 *rs = ti->private;
+
+	if (rs->array && rs->array->ppl && rs->resumed && !rs->replaced &&
+	    !rs->suspend_killed) {
+		unsigned int noio = memalloc_noio_save();
+
+		r45_ppl_invalidate(rs->array);
+		memalloc_noio_restore(noio);
+	}
+	raid45_free(rs);
 }
 
 /*
@@ -1376,8 +1395,10 @@ static void first_resume(struct raid45 *rs)
 		old->suspend_killed = false;
 	}
 	/* failures first: the log's replay must not read failed members */
-	if (old)
+	if (old) {
 		take_over(rs, old);
+		old->replaced = true;
+	}
 	/* a table without the predecessor's log: its areas stop vouching */
 	if (old && !a->ppl)
 		r45_ppl_invalidate(old->array);

@@ -630,6 +630,22 @@ static int replay_entry(struct r45_ppl_log *log,
 		return -EINVAL;
 	/* whole pages where the entry allows, else sector by sector */
 	step = !(first & 7) && !(last & 7) && !(strip & 7) ? 8 : 1;
+	/*
+	 * A data member the entry modified that is failed, missing or being
+	 * rebuilt: its block is not known, so parity cannot be made right
+	 * (md skips such a stripe).  The entry is not replayed: its regions
+	 * are untrusted by the caller (issue 31, finding 7), not counted as
+	 * replayed.
+	 */
+	for (d = 0; d < ndata; d++) {
+		struct r45_loc loc;
+
+		r45_map_sector(g, first + (sector_t)d * chunk, &loc);
+		if (first + (sector_t)d * chunk < last &&
+		    (r45_member_is_failed(a, loc.disk) ||
+		     (int)loc.disk == READ_ONCE(a->recover_member)))
+			return -ENODEV;
+	}
 	for (i = 0; i < strip; i += step) {
 		struct r45_stripe_map m;
 		struct r45_loc loc;
@@ -642,11 +658,6 @@ static int replay_entry(struct r45_ppl_log *log,
 			if (s >= last)
 				continue;
 			r45_map_sector(g, s, &loc);
-			if (r45_member_is_failed(a, loc.disk) ||
-			    (int)loc.disk == READ_ONCE(a->recover_member)) {
-				update = false;
-				break;
-			}
 			r = member_rw(a, loc.disk,
 				      a->members[loc.disk].offset + loc.dev_sector,
 				      buf, step << SECTOR_SHIFT, REQ_OP_READ);
