@@ -13,7 +13,8 @@
  * the file named by the device's log= key).
  *
  * Per-device state lives in *user.  The only global mutable state is
- * the syslog socket, under its own lock.
+ * the syslog socket (r45syslog.c), under its own lock, which no call that
+ * can block holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,7 @@
 #include <libdevmapper.h>
 #include <libdevmapper-event.h>
 #include "r45mon.h"
+#include "r45syslog.h"
 
 #ifndef R45MON_CONF_DIR
 #define R45MON_CONF_DIR "/etc/dm-raid45/monitor"
@@ -62,68 +64,23 @@ struct plugin_dev {
 
 /* ---- log ---- */
 
-static pthread_mutex_t syslog_lock = PTHREAD_MUTEX_INITIALIZER;
-static int syslog_fd = -1;
-
-static int syslog_connect(void)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	strcpy(sa.sun_path, "/dev/log");
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
- * A syslog line with our own ident.  openlog() would rename every line
- * of dmeventd and of the other plugins in the process, so the message
- * goes to /dev/log directly, in the format syslog(3) sends.
+ * Our own ident: openlog() would rename every line of dmeventd and of the
+ * other plugins in the process.  r45syslog.c never waits for syslogd: with
+ * /var on an array whose writes are held, a blocking send would stop
+ * every monitoring thread, and none would send allow_writes.
  */
+static struct r45_syslog plugin_syslog = R45_SYSLOG_INIT("/dev/log", IDENT, LOG_DAEMON);
+
 static void syslog_line(int prio, const char *line)
 {
-	char msg[1400], ts[32];
-	struct tm tm;
-	time_t now = time(NULL);
-	int len, tries;
-
-	if (!localtime_r(&now, &tm) || !strftime(ts, sizeof(ts), "%b %e %H:%M:%S", &tm))
-		strcpy(ts, "Jan  1 00:00:00");
-	len = snprintf(msg, sizeof(msg), "<%d>%s %s[%d]: %s", LOG_DAEMON | prio,
-		       ts, IDENT, (int)getpid(), line);
-	if (len < 0)
-		return;
-	if ((size_t)len >= sizeof(msg))
-		len = sizeof(msg) - 1;
-	pthread_mutex_lock(&syslog_lock);
-	for (tries = 0; tries < 2; tries++) {
-		if (syslog_fd < 0)
-			syslog_fd = syslog_connect();
-		if (syslog_fd < 0)
-			break;
-		if (send(syslog_fd, msg, len, MSG_NOSIGNAL) >= 0)
-			break;
-		/* syslogd restarted: connect again once */
-		close(syslog_fd);
-		syslog_fd = -1;
-	}
-	pthread_mutex_unlock(&syslog_lock);
+	(void)r45_syslog_line(&plugin_syslog, prio, line);
 }
 
 __attribute__((destructor))
 static void syslog_close(void)
 {
-	pthread_mutex_lock(&syslog_lock);
-	if (syslog_fd >= 0)
-		close(syslog_fd);
-	syslog_fd = -1;
-	pthread_mutex_unlock(&syslog_lock);
+	r45_syslog_close(&plugin_syslog);
 }
 
 static void file_line(const char *path, const char *line)
