@@ -8,19 +8,20 @@
  * <timeout> seconds (DM_EVENT_TIMEOUT), and unregister_device() at the
  * end.  The decisions are r45mon.c's; this file gives it device-mapper
  * (status, table, messages, reloads through libdevmapper), the hook
- * program (posix_spawn, waited for with a time limit), spares (block
+ * program (r45safe.c: run only if root alone can change it, with none of
+ * dmeventd's descriptors; waited for with a time limit), spares (block
  * devices nobody holds) and the log (syslog as "dmeventd-raid45", and
  * the file named by the device's log= key).
  *
  * Per-device state lives in *user.  The only global mutable state is
- * the syslog socket, under its own lock.
+ * the syslog socket (r45syslog.c), under its own lock, which no call that
+ * can block holds.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@
 #include <libdevmapper.h>
 #include <libdevmapper-event.h>
 #include "r45mon.h"
+#include "r45safe.h"
+#include "r45syslog.h"
 
 #ifndef R45MON_CONF_DIR
 #define R45MON_CONF_DIR "/etc/dm-raid45/monitor"
@@ -48,8 +51,6 @@
 #define CONF_MAX 65536
 /* status re-reads after an action, per event */
 #define MAX_PASSES 8
-
-extern char **environ;
 
 struct plugin_dev {
 	pthread_mutex_t lock;
@@ -62,68 +63,23 @@ struct plugin_dev {
 
 /* ---- log ---- */
 
-static pthread_mutex_t syslog_lock = PTHREAD_MUTEX_INITIALIZER;
-static int syslog_fd = -1;
-
-static int syslog_connect(void)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	strcpy(sa.sun_path, "/dev/log");
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
- * A syslog line with our own ident.  openlog() would rename every line
- * of dmeventd and of the other plugins in the process, so the message
- * goes to /dev/log directly, in the format syslog(3) sends.
+ * Our own ident: openlog() would rename every line of dmeventd and of the
+ * other plugins in the process.  r45syslog.c never waits for syslogd: with
+ * /var on an array whose writes are held, a blocking send would stop
+ * every monitoring thread, and none would send allow_writes.
  */
+static struct r45_syslog plugin_syslog = R45_SYSLOG_INIT("/dev/log", IDENT, LOG_DAEMON);
+
 static void syslog_line(int prio, const char *line)
 {
-	char msg[1400], ts[32];
-	struct tm tm;
-	time_t now = time(NULL);
-	int len, tries;
-
-	if (!localtime_r(&now, &tm) || !strftime(ts, sizeof(ts), "%b %e %H:%M:%S", &tm))
-		strcpy(ts, "Jan  1 00:00:00");
-	len = snprintf(msg, sizeof(msg), "<%d>%s %s[%d]: %s", LOG_DAEMON | prio,
-		       ts, IDENT, (int)getpid(), line);
-	if (len < 0)
-		return;
-	if ((size_t)len >= sizeof(msg))
-		len = sizeof(msg) - 1;
-	pthread_mutex_lock(&syslog_lock);
-	for (tries = 0; tries < 2; tries++) {
-		if (syslog_fd < 0)
-			syslog_fd = syslog_connect();
-		if (syslog_fd < 0)
-			break;
-		if (send(syslog_fd, msg, len, MSG_NOSIGNAL) >= 0)
-			break;
-		/* syslogd restarted: connect again once */
-		close(syslog_fd);
-		syslog_fd = -1;
-	}
-	pthread_mutex_unlock(&syslog_lock);
+	(void)r45_syslog_line(&plugin_syslog, prio, line);
 }
 
 __attribute__((destructor))
 static void syslog_close(void)
 {
-	pthread_mutex_lock(&syslog_lock);
-	if (syslog_fd >= 0)
-		close(syslog_fd);
-	syslog_fd = -1;
-	pthread_mutex_unlock(&syslog_lock);
+	r45_syslog_close(&plugin_syslog);
 }
 
 static void file_line(const char *path, const char *line)
@@ -372,61 +328,38 @@ static int pd_message(void *ctx, uint64_t start, const char *msg)
 
 /* ---- the hook ---- */
 
-static int spawn_setup(posix_spawnattr_t *attr, posix_spawn_file_actions_t *fa,
-		       const char *log)
-{
-	sigset_t none, all;
-
-	sigemptyset(&none);
-	sigfillset(&all);
-	if (posix_spawnattr_init(attr))
-		return -ENOMEM;
-	if (posix_spawn_file_actions_init(fa)) {
-		posix_spawnattr_destroy(attr);
-		return -ENOMEM;
-	}
-	/*
-	 * dmeventd's threads block every signal but the exit ones and
-	 * catch SIGALRM: the hook starts with none blocked, default
-	 * handlers, in a process group of its own (killed whole on time out),
-	 * stdin from /dev/null and its output into the device's log file.
-	 */
-	if (posix_spawnattr_setsigmask(attr, &none) ||
-	    posix_spawnattr_setsigdefault(attr, &all) ||
-	    posix_spawnattr_setpgroup(attr, 0) ||
-	    posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK |
-				     POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP) ||
-	    posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0) ||
-	    (log[0] &&
-	     (posix_spawn_file_actions_addopen(fa, 1, log, O_WRONLY | O_APPEND | O_CREAT, 0644) ||
-	      posix_spawn_file_actions_adddup2(fa, 1, 2)))) {
-		posix_spawn_file_actions_destroy(fa);
-		posix_spawnattr_destroy(attr);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int pd_run_hook(void *ctx, const char *const argv[])
 {
 	struct plugin_dev *pd = ctx;
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_t fa;
 	struct timespec start, now;
+	char why[PATH_MAX + 128];
 	pid_t pid, w;
 	int r, status;
 
+	/*
+	 * It runs as root: a hook someone else could have written or put
+	 * in its place is not run, and the failure stays unrecorded.
+	 */
+	r = r45_trusted_file(argv[0], R45SAFE_OWNER, why, sizeof(why));
+	if (r == -ENOENT)
+		return r;
+	if (r) {
+		r45mon_log(&pd->mon, LOG_ERR, "hook %s not run: %s (it must be a regular file owned by root that only root can change, in directories only root can change)",
+			   argv[0], why);
+		return -EPERM;
+	}
 	if (access(argv[0], X_OK))
 		return -errno;
-	r = spawn_setup(&attr, &fa, pd->mon.conf.log);
+	/*
+	 * Its own process group (killed whole on time out), no signal
+	 * blocked or caught (dmeventd's threads block all but the exit ones
+	 * and catch SIGALRM), stdin from /dev/null, its output into the
+	 * device's log file, and no other descriptor of dmeventd's.
+	 */
+	r = r45_spawn(argv, pd->mon.conf.log, &pid);
 	if (r)
 		return r;
-	r = posix_spawn(&pid, argv[0], &fa, &attr, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (r)
-		return -r;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
@@ -611,11 +544,11 @@ static const char *conf_dir(void)
 /* The device's configuration; defaults (logged) if there is none. */
 static void load_conf(const char *device, struct r45mon_conf *conf)
 {
-	char path[PATH_MAX], err[256];
+	char path[PATH_MAX], err[256], why[PATH_MAX + 128];
 	char *text;
 	ssize_t n;
 	size_t len = 0;
-	int fd;
+	int fd, r;
 
 	r45mon_conf_default(conf);
 	if (snprintf(path, sizeof(path), "%s/%s.conf", conf_dir(), device) >= (int)sizeof(path)) {
@@ -623,10 +556,27 @@ static void load_conf(const char *device, struct r45mon_conf *conf)
 		conf->policy = R45MON_HOLD;
 		return;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	/*
+	 * Read only if root alone can change it: it names the hook that
+	 * runs as root.  Refused, the device is held for an operator.
+	 */
+	r = r45_trusted_file(path, R45SAFE_OWNER, why, sizeof(why));
+	if (r == -ENOENT) {
 		early_log(device, LOG_WARNING, "no configuration %s (%s): policy warn, no hook, no spares",
+			  path, strerror(-r));
+		return;
+	}
+	if (r) {
+		early_log(device, LOG_ERR, "configuration %s not loaded: %s (it must be a regular file owned by root that only root can change, in directories only root can change): policy hold until it is fixed and the device registered again",
+			  path, why);
+		conf->policy = R45MON_HOLD;
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		early_log(device, LOG_ERR, "configuration %s: %s: policy hold until it is fixed and the device registered again",
 			  path, strerror(errno));
+		conf->policy = R45MON_HOLD;
 		return;
 	}
 	text = malloc(CONF_MAX);

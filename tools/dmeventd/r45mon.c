@@ -4,9 +4,14 @@
  * compares a target's status with the previous one, logs every change
  * once, then acts by the device's policy:
  *
- *   a member failed      run the hook once ("MemberFailed"); writes are
- *                        allowed (message allow_writes) once every failed
- *                        member's hook exited 0 (policy hold: never)
+ *   a member failed      run the hook once ("MemberFailed"); a member
+ *                        whose hook exited 0 is acknowledged by name
+ *                        (message "allow_writes <idx>..." naming the
+ *                        failed members so recorded, never the bare form,
+ *                        which would acknowledge failures that happened
+ *                        after the status was read); the kernel lets
+ *                        writes go once every failed member is
+ *                        acknowledged (policy hold: never sent)
  *   policy spare         then, with no rebuild running, the first failed
  *                        and recorded member is replaced by the next
  *                        usable spare: table reloaded with the spare in
@@ -29,6 +34,8 @@
 #include "r45mon.h"
 
 #define TABLE_MAX 8192
+/* a list of member indexes: up to R45_MAX_MEMBERS of "nn, " */
+#define LIST_MAX (4 * R45_MAX_MEMBERS + 1)
 
 /* ---- configuration ---- */
 
@@ -301,6 +308,42 @@ static unsigned int decile(const struct r45_status *st)
 	return st->regions ? (unsigned int)(st->in_sync * 10 / st->regions) : 10;
 }
 
+static uint32_t dead_mask(const struct r45_status *st)
+{
+	uint32_t mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < st->nr_members; i++)
+		if (st->members[i].dead)
+			mask |= 1u << i;
+	return mask;
+}
+
+/* The indexes of the members in mask, separated by sep ("1 3", "1, 3"). */
+static const char *member_list(uint32_t mask, const char *sep, char *buf, size_t size)
+{
+	size_t o = 0;
+	unsigned int i;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < R45_MAX_MEMBERS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		n = snprintf(buf + o, size - o, "%s%u", o ? sep : "", i);
+		if (n < 0 || (size_t)n >= size - o)
+			break;
+		o += (size_t)n;
+	}
+	return buf;
+}
+
+/* "s" for more than one member */
+static const char *plural(uint32_t mask)
+{
+	return mask & (mask - 1) ? "s" : "";
+}
+
 static bool array_dead(const struct r45mon_target *t, const struct r45_status *st)
 {
 	return t->parity && r45_status_nr_dead(st) > t->parity;
@@ -427,6 +470,7 @@ static void first_sight(struct r45mon_dev *d, struct r45mon_target *t,
 		 * allow_writes) before monitoring started.
 		 */
 		t->m[i].ack = st->held ? R45MON_ACK_NONE : R45MON_ACK_OK;
+		t->m[i].ack_sent = !st->held;
 		TLOG(LOG_ERR, "member %u (%s) is failed%s", i, devno,
 		     st->held ? ", not yet recorded" : " (recorded before monitoring started)");
 	}
@@ -576,6 +620,7 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 		if (m->dead && !t->m[i].failed) {
 			t->m[i].failed = true;
 			t->m[i].ack = R45MON_ACK_NONE;
+			t->m[i].ack_sent = false;
 			TLOG(LOG_ERR, "member %u (%s) failed", i, devno);
 			if (t->rebuild == (int)i)
 				TLOG(LOG_ERR, "rebuild of member %u failed: the new member failed", i);
@@ -599,10 +644,17 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 		t->dead_logged = false;
 	}
 
-	if (!prev->held && st->held)
-		TLOG(LOG_WARNING, "writes held until the failure is recorded (dmsetup message %s 0 allow_writes releases them)",
-		     d->name);
-	else if (prev->held && !st->held)
+	if (!prev->held && st->held) {
+		uint32_t dead = dead_mask(st);
+		char list[LIST_MAX], idx[LIST_MAX];
+
+		if (dead)
+			TLOG(LOG_WARNING, "writes held until the failure of member%s %s is recorded (dmsetup message %s 0 allow_writes %s releases them)",
+			     plural(dead), member_list(dead, ", ", list, sizeof(list)),
+			     d->name, member_list(dead, " ", idx, sizeof(idx)));
+		else
+			TLOG(LOG_WARNING, "writes held");
+	} else if (prev->held && !st->held)
 		TLOG(LOG_NOTICE, "writes allowed");
 
 	if (st->log_has_dev && prev->log_state != st->log_state)
@@ -679,36 +731,38 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 
 /* ---- acting ---- */
 
-/* Send allow_writes: true if sent. */
-static bool allow_writes(struct r45mon_dev *d, struct r45mon_target *t,
-			 const struct r45_status *st)
+/*
+ * Acknowledge the failures of the members in mask, by name: true if the
+ * kernel took it.  The kernel refuses the whole message (-EINVAL) if one
+ * of them is not failed any more (re-added meanwhile): then nothing is
+ * acknowledged, and the next event reads the status again and names the
+ * members failed then.
+ */
+static bool allow_writes(struct r45mon_dev *d, struct r45mon_target *t, uint32_t mask)
 {
-	char list[256] = "";
-	size_t o = 0;
+	char msg[LIST_MAX + 16], list[LIST_MAX], idx[LIST_MAX];
 	unsigned int i;
 	int r;
 
-	r = d->ops->message(d->ctx, t->start, "allow_writes");
+	member_list(mask, " ", idx, sizeof(idx));
+	snprintf(msg, sizeof(msg), "allow_writes %s", idx);
+	r = d->ops->message(d->ctx, t->start, msg);
 	if (r) {
-		if (!t->message_error_logged)
-			TLOG(LOG_ERR, "message allow_writes failed: %s (tried again at the next event or timeout)",
-			     strerror(-r));
+		if (!t->message_error_logged && r == -EINVAL)
+			TLOG(LOG_ERR, "message %s refused: %s (a member it names is not failed any more, or the raid45 module takes no member list): the status is read again at the next event or timeout",
+			     msg, strerror(-r));
+		else if (!t->message_error_logged)
+			TLOG(LOG_ERR, "message %s failed: %s (tried again at the next event or timeout)",
+			     msg, strerror(-r));
 		t->message_error_logged = true;
 		return false;
 	}
 	t->message_error_logged = false;
-	for (i = 0; i < st->nr_members && o < sizeof(list); i++) {
-		int n;
-
-		if (!st->members[i].dead)
-			continue;
-		n = snprintf(list + o, sizeof(list) - o, "%s%u", o ? ", " : "", i);
-		if (n < 0)
-			break;
-		o += (size_t)n;
-	}
-	TLOG(LOG_NOTICE, "sent allow_writes: the failure of member %s is recorded",
-	     list[0] ? list : "-");
+	for (i = 0; i < R45_MAX_MEMBERS; i++)
+		if (mask & (1u << i))
+			t->m[i].ack_sent = true;
+	TLOG(LOG_NOTICE, "sent allow_writes: the failure of member%s %s is recorded (message %s)",
+	     plural(mask), member_list(mask, ", ", list, sizeof(list)), msg);
 	return true;
 }
 
@@ -874,6 +928,7 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 		const struct r45_status *st)
 {
 	bool acted = false, all_ok = true;
+	uint32_t ok = 0, unsent = 0;
 	unsigned int i;
 	char devno[32];
 	int rc;
@@ -886,24 +941,39 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 		devno_str(&st->members[i], devno, sizeof(devno));
 		if (m->ack == R45MON_ACK_NONE && d->conf.policy == R45MON_HOLD) {
 			m->ack = R45MON_ACK_HOLD;
-			TLOG(LOG_WARNING, "policy hold: writes stay held for an operator; after recording the failure of member %u (%s): dmsetup message %s 0 allow_writes",
-			     i, devno, d->name);
+			TLOG(LOG_WARNING, "policy hold: writes stay held for an operator; after recording the failure of member %u (%s): dmsetup message %s 0 allow_writes %u",
+			     i, devno, d->name, i);
 		} else if (m->ack == R45MON_ACK_NONE) {
 			rc = hook(d, t, "MemberFailed", st, (int)i);
 			if (!rc) {
 				m->ack = R45MON_ACK_OK;
 			} else {
 				m->ack = R45MON_ACK_REFUSED;
-				TLOG(LOG_ERR, "the failure of member %u (%s) is not recorded (hook %s): writes stay held; once it is recorded: dmsetup message %s 0 allow_writes",
+				TLOG(LOG_ERR, "the failure of member %u (%s) is not recorded (hook %s): writes stay held; once it is recorded: dmsetup message %s 0 allow_writes %u",
 				     i, devno,
-				     rc < 0 ? "could not be run" : "failed", d->name);
+				     rc < 0 ? "could not be run" : "failed", d->name, i);
 			}
 		}
-		if (m->ack != R45MON_ACK_OK)
+		if (m->ack != R45MON_ACK_OK) {
 			all_ok = false;
+			continue;
+		}
+		ok |= 1u << i;
+		if (!m->ack_sent)
+			unsent |= 1u << i;
 	}
-	if (st->held && all_ok && d->conf.policy != R45MON_HOLD)
-		acted |= allow_writes(d, t, st);
+	/*
+	 * Acknowledge exactly the failures recorded here: the members dead
+	 * in this status whose hook succeeded.  One that failed after the
+	 * status was read (while a hook ran) is not named, so the kernel
+	 * keeps writes held for it until its own hook has run.  Recorded
+	 * failures go to the kernel at once, even while another one's hook
+	 * failed (an operator then names only that one); with every failure
+	 * recorded and writes still held, all are named again (a member
+	 * re-added and failed again between two looks).
+	 */
+	if (st->held && ok && (unsent || all_ok) && d->conf.policy != R45MON_HOLD)
+		acted |= allow_writes(d, t, ok);
 	if (d->conf.policy == R45MON_SPARE && !acted)
 		acted |= spare_policy(d, t, st);
 	return acted;

@@ -63,7 +63,10 @@ struct r45mon_ops {
 	 */
 	int (*reload)(void *ctx, uint64_t start, const char *params,
 		      char *err, size_t errsize);
-	/* a target message to the target at start ("allow_writes") */
+	/*
+	 * a target message to the target at start ("allow_writes <idx>...":
+	 * -EINVAL if a member named is not failed)
+	 */
 	int (*message)(void *ctx, uint64_t start, const char *msg);
 	/*
 	 * run the hook program (argv[0]) and wait for it: its exit status
@@ -97,6 +100,7 @@ enum r45mon_ack {
 struct r45mon_member {
 	bool failed;		/* failure seen (and logged) */
 	enum r45mon_ack ack;
+	bool ack_sent;		/* the kernel took an allow_writes naming it */
 	bool no_spare_logged;
 	bool wait_logged;	/* "replaced after the current rebuild" */
 };

@@ -42,6 +42,7 @@
 #include <libdevmapper-event.h>
 #include "r45dmraid.h"
 #include "r45mon.h"
+#include "r45safe.h"
 
 #ifndef R45MON_CONF_DIR
 #define R45MON_CONF_DIR "/etc/dm-raid45/monitor"
@@ -89,7 +90,10 @@ static void usage(FILE *f)
 		"          hold  log it and leave writes held for an operator\n"
 		"hook:     PROG <event> <dm-name> <member index> <member maj:min>, events\n"
 		"          MemberFailed (writes wait for it), RebuildStarted,\n"
-		"          RebuildFinished, ArrayFailed\n"
+		"          RebuildFinished, ArrayFailed; run as root, so PROG and the\n"
+		"          configuration must be regular files owned by root that only\n"
+		"          root can change (as the directories up to them), else the\n"
+		"          plugin refuses them and writes stay held after a failure\n"
 		"files:    configuration in $DM_RAID45_MONITOR_DIR (default %s),\n"
 		"          plugin $DM_RAID45_MONITOR_DSO (default %s)\n",
 		prog, prog, prog, prog, prog, prog, R45DM_UUID_PREFIX, R45MON_CONF_DIR,
@@ -403,9 +407,15 @@ static int reg_option(int c, const char *arg, struct reg_args *a)
 static int reg_check(const struct reg_args *a, const char *dso)
 {
 	const struct r45mon_conf *conf = &a->conf;
+	char why[PATH_MAX + 128];
 	struct stat sb;
 	unsigned int i;
 
+	if (conf->hook[0] && r45_trusted_file(conf->hook, R45SAFE_OWNER, why, sizeof(why))) {
+		error("the plugin would not run hook %s: %s (it runs as root: the hook must be a regular file owned by root that only root can change, in directories only root can change)",
+		      conf->hook, why);
+		return 1;
+	}
 	if (conf->hook[0] && access(conf->hook, X_OK)) {
 		error("hook %s is not executable: %s", conf->hook, strerror(errno));
 		return 1;
@@ -439,32 +449,39 @@ static int reg_register(const char *name, const struct reg_args *a, const char *
 {
 	const struct r45mon_conf *conf = &a->conf;
 	enum dm_event_mask mask = 0;
-	char path[PATH_MAX], *old = NULL;
+	char path[PATH_MAX], why[PATH_MAX + 128], *old = NULL;
 	unsigned int i;
+	int r;
 
-	switch (registered_dso(name, &old, &mask)) {
-	case -1:
+	r = registered_dso(name, &old, &mask);
+	if (r < 0)
 		return 1;
-	case 1:
-		if (strcmp(old, dso)) {
-			error("%s is monitored by %s: unregister it first (%s unregister %s)",
-			      name, old, prog, name);
-			free(old);
-			return 1;
-		}
+	if (r == 1 && strcmp(old, dso)) {
+		error("%s is monitored by %s: unregister it first (%s unregister %s)",
+		      name, old, prog, name);
 		free(old);
-		/* the plugin reads the configuration when registered: again */
-		if (handler(name, dso, mask, 0, false)) {
-			error("cannot unregister %s to register it anew", name);
-			return 1;
-		}
-		break;
-	default:
-		break;
+		return 1;
 	}
+	free(old);
 
 	if (write_conf(name, conf))
 		return 1;
+	/*
+	 * The plugin reads it only if root alone can change it: checked
+	 * before a monitored device is unregistered to be registered anew.
+	 */
+	if (!conf_path(name, path, sizeof(path)) &&
+	    r45_trusted_file(path, R45SAFE_OWNER, why, sizeof(why))) {
+		error("the plugin would not read %s: %s (the directories up to it must be root's, writable by nobody else unless sticky)",
+		      path, why);
+		unlink(path);
+		return 1;
+	}
+	/* the plugin reads the configuration when registered: again */
+	if (r == 1 && handler(name, dso, mask, 0, false)) {
+		error("cannot unregister %s to register it anew", name);
+		return 1;
+	}
 	if (handler(name, dso, EVENTS, a->timeout, true)) {
 		error("dmeventd did not register %s (is /sbin/dmeventd installed? its log in syslog says more)",
 		      name);
@@ -582,9 +599,14 @@ static int read_conf(const char *name, struct r45mon_conf *conf, char *err,
 	char path[PATH_MAX], text[65536];
 	size_t len;
 	FILE *f;
+	int r;
 
 	if (conf_path(name, path, sizeof(path)))
 		return -1;
+	/* err says why the plugin would not read it either */
+	r = r45_trusted_file(path, R45SAFE_OWNER, err, errsize);
+	if (r)
+		return r == -ENOENT ? 0 : -1;
 	f = fopen(path, "re");
 	if (!f) {
 		snprintf(err, errsize, "%s", strerror(errno));
@@ -867,7 +889,7 @@ static char *run_capture(const char *const argv[], bool quiet, int *status)
 	pid_t pid;
 
 	*status = -1;
-	if (pipe(fds)) {
+	if (pipe2(fds, O_CLOEXEC)) {
 		error("pipe: %s", strerror(errno));
 		return NULL;
 	}
@@ -881,14 +903,21 @@ static char *run_capture(const char *const argv[], bool quiet, int *status)
 	}
 	if (!pid) {
 		close(fds[0]);
-		if (dup2(fds[1], STDOUT_FILENO) < 0)
+		/* dup2 onto itself would leave it close-on-exec */
+		if (fds[1] == STDOUT_FILENO ? fcntl(fds[1], F_SETFD, 0) < 0 :
+		    dup2(fds[1], STDOUT_FILENO) < 0)
 			_exit(127);
-		close(fds[1]);
+		if (fds[1] != STDOUT_FILENO)
+			close(fds[1]);
 		if (quiet) {
-			fd = open("/dev/null", O_WRONLY);
-			if (fd >= 0 && dup2(fd, STDERR_FILENO) >= 0)
+			fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+			if (fd == STDERR_FILENO)
+				(void)fcntl(fd, F_SETFD, 0);
+			else if (fd >= 0 && dup2(fd, STDERR_FILENO) >= 0)
 				close(fd);
 		}
+		/* dmraid and mdadm get no descriptor of ours but 0, 1, 2 */
+		(void)r45_cloexec_from(3);
 		execvp(argv[0], (char *const *)argv);
 		if (!quiet)
 			fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0], strerror(errno));

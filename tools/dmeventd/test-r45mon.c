@@ -2,12 +2,16 @@
 /*
  * Unit tests of r45mon.c, the monitor's decisions, against a fake array:
  * the fake prints raid45 status and table lines from a small model,
- * takes allow_writes and table reloads (a replaced member with
- * <dev_to_init> rebuilds), runs no program (the hook's exit codes are
- * scripted) and records every log line.  The scenarios: each policy on a
+ * takes allow_writes as the kernel does (by member: "allow_writes <idx>..."
+ * refused unless each is failed, writes released once every failed member
+ * is acknowledged; the bare form acknowledges all) and table reloads (a
+ * replaced member with <dev_to_init> rebuilds), runs no program (the
+ * hook's exit codes are scripted, and a hook can fail or bring back a
+ * member while it runs) and records every message and log line.  The scenarios: each policy on a
  * member failure, the hook run once per failure and its veto, spares in
  * order (busy, too small and refused ones skipped), one rebuild at a time
- * for RAID6, the reload with <dev_to_init> -1 after a rebuild, a monitor
+ * for RAID6, a second failure during the first one's hook (acknowledged
+ * only after its own hook), the reload with <dev_to_init> -1 after a rebuild, a monitor
  * started on an array that failed meanwhile (dmeventd restarted), and
  * every logged change logged once.
  */
@@ -42,6 +46,7 @@ struct fake {
 	uint64_t in_sync, regions, len;
 	enum r45_action action;
 	bool held;
+	uint32_t acked;		/* failed members acknowledged (allow_writes) */
 	uint64_t mismatches, rerr, unprot;
 	bool disk_log;
 	char log_state;
@@ -49,7 +54,12 @@ struct fake {
 	char hooks[32][128];
 	int nr_hooks;
 	int hook_rc[32];	/* exit code of hook call i */
-	int nr_messages;
+	int fail_in_hook[32];	/* member + 1 that fails while hook i runs */
+	int back_in_hook[32];	/* member + 1 re-added while hook i runs */
+	int nr_messages;	/* taken */
+	char msgs[16][128];	/* every message sent, taken or refused */
+	int nr_msgs;
+	int release_hooks;	/* hooks run when a message released writes */
 	int nr_reloads;
 	int reload_fail;	/* fail the next reloads */
 	char table[1024];
@@ -77,6 +87,18 @@ static void fake_init(struct fake *f, unsigned int n, const char *type)
 	f->len = 100 * 256;
 	f->action = R45_ACTION_IDLE;
 	f->log_state = 'A';
+	f->release_hooks = -1;
+}
+
+static uint32_t fake_dead_mask(const struct fake *f)
+{
+	uint32_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->dead[i])
+			m |= 1u << i;
+	return m;
 }
 
 static void fake_status(struct fake *f, char *buf, size_t size)
@@ -157,6 +179,7 @@ static int fake_reload(void *ctx, uint64_t start, const char *params, char *err,
 	}
 	f->dev_to_init = t.dev_to_init;
 	f->held = false;	/* a new table releases held writes */
+	f->acked = fake_dead_mask(f);	/* and its failures are known */
 	if (t.dev_to_init >= 0) {
 		f->rebuilding = t.dev_to_init;
 		f->in_sync = 0;
@@ -167,14 +190,48 @@ static int fake_reload(void *ctx, uint64_t start, const char *params, char *err,
 	return 0;
 }
 
+/*
+ * The kernel's allow_writes: bare, every failed member is acknowledged;
+ * "allow_writes <idx>...", the named ones, each of which must be failed
+ * (else -EINVAL and nothing changes).  Writes go on once no failed
+ * member is left unacknowledged.
+ */
 static int fake_message(void *ctx, uint64_t start, const char *msg)
 {
 	struct fake *f = ctx;
+	uint32_t named = 0;
+	const char *p;
+	char *end;
+	unsigned long v;
 
-	if (start != 0 || strcmp(msg, "allow_writes"))
+	if (f->nr_msgs < 16)
+		snprintf(f->msgs[f->nr_msgs++], sizeof(f->msgs[0]), "%s", msg);
+	if (start != 0 || strncmp(msg, "allow_writes", 12) ||
+	    (msg[12] && msg[12] != ' '))
 		return -EINVAL;
+	p = msg + 12;
+	if (!*p) {
+		named = fake_dead_mask(f);
+	} else {
+		while (*p == ' ') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			v = strtoul(p, &end, 10);
+			if (v >= f->n || !f->dead[v])
+				return -EINVAL;
+			named |= 1u << v;
+			p = end;
+		}
+		if (*p)
+			return -EINVAL;
+	}
 	f->nr_messages++;
-	f->held = false;
+	f->acked |= named;
+	if (f->held && !(fake_dead_mask(f) & ~f->acked)) {
+		f->held = false;
+		f->release_hooks = f->nr_hooks;
+	}
 	return 0;
 }
 
@@ -189,6 +246,16 @@ static int fake_run_hook(void *ctx, const char *const argv[])
 		 argv[2], argv[3], argv[4]);
 	CHECK(argv[5] == NULL, "hook argv not terminated");
 	f->nr_hooks++;
+	/* the array goes on while the hook runs */
+	if (f->fail_in_hook[i]) {
+		f->dead[f->fail_in_hook[i] - 1] = true;
+		f->held = true;
+	}
+	if (f->back_in_hook[i]) {
+		f->dead[f->back_in_hook[i] - 1] = false;
+		f->acked &= ~(1u << (f->back_in_hook[i] - 1));
+		f->held = !!(fake_dead_mask(f) & ~f->acked);
+	}
 	return f->hook_rc[i];
 }
 
@@ -399,7 +466,7 @@ static void test_hold(void)
 		event(&d, &f);
 	CHECK(!f.nr_hooks && !f.nr_messages && !f.nr_reloads && f.held, "hold acted");
 	CHECK(logged(&f, "policy hold: writes stay held for an operator") == 1, "hold logged");
-	CHECK(logged(&f, "dmsetup message r45 0 allow_writes") >= 1, "how to release");
+	CHECK(logged(&f, "dmsetup message r45 0 allow_writes 0") >= 1, "how to release");
 	report("r45mon-hold", before);
 }
 
@@ -572,6 +639,98 @@ static void test_raid6_two(void)
 	report("r45mon-raid6-two-failures", before);
 }
 
+/*
+ * The monitor acknowledges the failures it recorded, by member: a
+ * failure that happens while another one's hook runs waits for its own
+ * hook (issue 31, finding 4).
+ */
+static void test_raid6_race(void)
+{
+	int before = failures, i;
+	struct r45mon_dev d;
+	struct fake f;
+
+	/* member 3 fails while member 1's hook runs */
+	fake_init(&f, 6, "raid6_nr");
+	f.fail_in_hook[0] = 3 + 1;
+	setup(&d, &f, R45MON_WARN, "/bin/hook", 0);
+	fail(&f, 1);
+	event(&d, &f);
+	CHECK(f.nr_msgs >= 1 && !strcmp(f.msgs[0], "allow_writes 1"),
+	      "first message \"%s\"", f.msgs[0]);
+	CHECK(f.nr_hooks == 2 && strstr(f.hooks[0], "MemberFailed r45 1 254:1") &&
+	      strstr(f.hooks[1], "MemberFailed r45 3 254:3"), "hooks: %d %s / %s",
+	      f.nr_hooks, f.hooks[0], f.hooks[1]);
+	CHECK(f.release_hooks == 2, "writes released after %d hooks", f.release_hooks);
+	CHECK(f.nr_msgs == 2 && !strcmp(f.msgs[1], "allow_writes 1 3"),
+	      "messages: %d, second \"%s\"", f.nr_msgs, f.msgs[1]);
+	CHECK(!f.held && f.acked == ((1u << 1) | (1u << 3)), "held %d acked %x",
+	      f.held, f.acked);
+	CHECK(logged(&f, "sent allow_writes: the failure of member 1 is recorded (message allow_writes 1)") == 1,
+	      "first allow_writes logged");
+	CHECK(logged(&f, "sent allow_writes: the failure of members 1, 3 is recorded (message allow_writes 1 3)") == 1,
+	      "second allow_writes logged");
+	for (i = 0; i < 3; i++)
+		event(&d, &f);
+	CHECK(f.nr_msgs == 2 && f.nr_hooks == 2, "acted again: %d messages", f.nr_msgs);
+
+	/* the same, and member 3's hook fails: only member 1 is acknowledged */
+	fake_init(&f, 6, "raid6_nr");
+	f.fail_in_hook[0] = 3 + 1;
+	f.hook_rc[1] = 1;
+	setup(&d, &f, R45MON_WARN, "/bin/hook", 0);
+	fail(&f, 1);
+	for (i = 0; i < 3; i++)
+		event(&d, &f);
+	CHECK(f.nr_hooks == 2 && f.nr_msgs == 1 && !strcmp(f.msgs[0], "allow_writes 1"),
+	      "hooks %d messages %d \"%s\"", f.nr_hooks, f.nr_msgs, f.msgs[0]);
+	CHECK(f.held && f.acked == 1u << 1, "held %d acked %x", f.held, f.acked);
+	CHECK(logged(&f, "once it is recorded: dmsetup message r45 0 allow_writes 3") == 1,
+	      "how to release");
+	/* the operator records it */
+	CHECK(!fake_message(&f, 0, "allow_writes 3") && !f.held, "operator's allow_writes 3");
+	event(&d, &f);
+	CHECK(logged(&f, "writes allowed") == 1 && f.nr_msgs == 2, "released");
+
+	/* both in one status, member 3's hook fails: member 1 acknowledged alone */
+	fake_init(&f, 6, "raid6_nr");
+	f.hook_rc[1] = 1;
+	setup(&d, &f, R45MON_WARN, "/bin/hook", 0);
+	fail(&f, 1);
+	fail(&f, 3);
+	for (i = 0; i < 3; i++)
+		event(&d, &f);
+	CHECK(f.nr_hooks == 2 && f.nr_msgs == 1 && !strcmp(f.msgs[0], "allow_writes 1"),
+	      "hooks %d messages %d \"%s\"", f.nr_hooks, f.nr_msgs, f.msgs[0]);
+	CHECK(f.held && f.acked == 1u << 1, "held %d acked %x", f.held, f.acked);
+	CHECK(logged(&f, "writes held until the failure of members 1, 3 is recorded (dmsetup message r45 0 allow_writes 1 3 releases them)") == 1,
+	      "held line");
+
+	/*
+	 * member 1 is re-added while its hook runs and member 3 fails: the
+	 * kernel refuses "allow_writes 1", the monitor sends no bare form and
+	 * looks again at the next event
+	 */
+	fake_init(&f, 6, "raid6_nr");
+	f.back_in_hook[0] = 1 + 1;
+	f.fail_in_hook[0] = 3 + 1;
+	setup(&d, &f, R45MON_WARN, "/bin/hook", 0);
+	fail(&f, 1);
+	event(&d, &f);
+	CHECK(f.nr_msgs == 1 && !strcmp(f.msgs[0], "allow_writes 1") && !f.nr_messages &&
+	      f.held, "messages %d \"%s\" taken %d", f.nr_msgs, f.msgs[0], f.nr_messages);
+	CHECK(logged(&f, "message allow_writes 1 refused: Invalid argument") == 1,
+	      "refusal logged");
+	event(&d, &f);
+	CHECK(logged(&f, "member 1 (254:1) is alive again") == 1, "alive again");
+	CHECK(f.nr_hooks == 2 && strstr(f.hooks[1], "MemberFailed r45 3 254:3"), "hook 3");
+	CHECK(f.nr_msgs == 2 && !strcmp(f.msgs[1], "allow_writes 3") && !f.held,
+	      "messages %d \"%s\"", f.nr_msgs, f.msgs[1]);
+	for (i = 0; i < f.nr_msgs; i++)
+		CHECK(strcmp(f.msgs[i], "allow_writes"), "bare allow_writes sent");
+	report("r45mon-raid6-failure-during-hook", before);
+}
+
 static void test_restart(void)
 {
 	int before = failures;
@@ -731,6 +890,7 @@ int main(void)
 	test_spare();
 	test_spare_choice();
 	test_raid6_two();
+	test_raid6_race();
 	test_restart();
 	test_changes();
 	test_conf();
