@@ -5,7 +5,7 @@
 # offset; data written through raid45 reads back identical through md,
 # and md's own check finds no parity mismatch.
 #   R45_LAYOUT_TYPES / R45_LAYOUT_CHUNKS / R45_LAYOUT_DISKS override the matrix.
-# To keep CI short the three kernels of make check split the matrix (the
+# To keep CI short the kernels that make check runs it on split the matrix (the
 # layout code is the same on all): every type, member count and chunk size
 # runs on each, and every combination of the three on one of them
 # (lib.sh on_this_kernel).  R45_LAYOUT_ALL=1 runs every combination.

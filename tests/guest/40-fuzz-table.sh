@@ -1,4 +1,5 @@
 #!/bin/bash
+# kernels: 6.1
 # 1,000 randomly mutated valid table lines (words dropped, duplicated,
 # swapped, numbers replaced by huge, negative or non-numeric values):
 # no crash or warning (the harness checks the kernel log), no refused line

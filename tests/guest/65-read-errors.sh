@@ -1,4 +1,5 @@
 #!/bin/bash
+# kernels: 6.1 7
 # Read errors (issue 11, finding 3; md's rule: a block that cannot be read
 # is rebuilt from the others and written back to its member, which remaps
 # the sector; only a failing rewrite, or too many errors, fail a member).

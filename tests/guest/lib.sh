@@ -178,25 +178,34 @@ wrap_member() {
 	fi
 }
 
-# Matrices split between the kernels that scripts/check boots (the code
-# under test is the same on all of them): each combination runs on one
-# kernel, and each kernel runs every value of every dimension.
-# split_slot prints this kernel's slot (6.12 0, 6.1 1, newer 2) out of
-# SPLIT_KERNELS.  on_this_kernel <i> <j>... is true when the sum of the
-# combination's indices (0-based, one per dimension) falls on this slot:
-# with as many values per dimension as kernels or more, every value of
-# each dimension is met on every kernel.  R45_SPLIT_ALL=1 runs everything.
-SPLIT_KERNELS=3
+# Matrices split between the kernels that make check runs a test on (the
+# code under test is the same on all of them): each combination runs on
+# one kernel, and each kernel runs every value of every dimension.  The
+# kernels are the test's own "# kernels:" line (all three when it has
+# none): split_slot prints this kernel's place among them (0 for a kernel
+# not named, as when a test is run by name).  on_this_kernel <i> <j>...
+# is true when the sum of the combination's indices (0-based, one per
+# dimension) falls on this slot: with as many values per dimension as
+# kernels or more, every value of each dimension is met on every kernel.
+# R45_SPLIT_ALL=1 runs everything.
+split_kernels() {
+	local ks
+	ks=$(sed -n 's/^# kernels: //p' "$0")
+	echo "${ks:-6.12 6.1 7}"
+}
 split_slot() {
-	case $(uname -r) in
-	6.12.*) echo 0 ;;
-	6.1.*) echo 1 ;;
-	*) echo 2 ;;
-	esac
+	local i=0 k rel
+	rel=$(uname -r)
+	for k in $(split_kernels); do
+		case $rel in "$k".*) echo $i; return ;; esac
+		i=$((i + 1))
+	done
+	echo 0
 }
 on_this_kernel() {
-	local s=0 i
+	local s=0 i n
 	[ "${R45_SPLIT_ALL:-0}" = 1 ] && return 0
+	n=$(split_kernels | wc -w)
 	for i in "$@"; do s=$((s + i)); done
-	[ $((s % SPLIT_KERNELS)) = "$(split_slot)" ]
+	[ $((s % n)) = "$(split_slot)" ]
 }
