@@ -13,6 +13,11 @@
 # log is replayed and no block comes back wrong.  A log added after the
 # crash (areas without a header) vouches for nothing: refused as without
 # one (ppl-late, 8 points: the rule, not the harness, is what it tests).
+# Issue 31, finding 1 (rebuild-torn, 8 points): the crashed array comes
+# back whole, its resync is frozen at once, a member is lost and a reload
+# rebuilds a blank spare in its place: the regions the crash left torn
+# are not rebuilt from their parity (their blocks of the spare fail with
+# EIO, counted), and nothing reads back wrong.
 #   CRASH_POINTS (default 20) crash points per case.
 . "$(dirname "$0")/lib.sh"
 load_module
@@ -33,4 +38,5 @@ run_case raid45 raid6_zr 5 2
 run_case ppl raid5_la 5 3
 run_case ppl raid4 4 4
 run_case ppl-late raid5_ls 4 5 8
-echo "ok write hole: refused, forced without wrong blocks; with PPL accepted, nothing wrong"
+run_case rebuild-torn raid5_ls 5 6 8
+echo "ok write hole: refused, forced without wrong blocks; with PPL accepted, nothing wrong; no rebuild from torn parity"

@@ -29,6 +29,14 @@ POINTS times:
                   replays the log) and md's check is the parity oracle;
        md-crash   md wrote the crash; raid45 activates with member
                   k % N missing and md's PPL area, and replays md's log;
+       rebuild-torn  (issue 31, finding 1) raid45 with every member:
+                  accepted, the resync of the dirty regions frozen at
+                  once, member k % N lost, and a reload puts a blank
+                  spare in its place with <dev_to_init> (as
+                  raid45-monitor's spare policy does); the rebuild must
+                  leave the regions the crash left torn out of sync
+                  (their blocks of the spare fail with EIO, counted),
+                  never compute them from that parity;
   4. every block is read: one with no write in flight at the crash must
      hold its last acknowledged generation (or, forced, fail with EIO:
      EIOs must equal the target's unsafe-read count; with a PPL, EIO only
@@ -62,7 +70,7 @@ PARCHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 MODE, TYPE = sys.argv[1], sys.argv[2]
 N, POINTS, SEED = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 MD = MODE.startswith("md")
-PPL = MODE not in ("raid45", "ppl-late")    # the writes were logged
+PPL = MODE not in ("raid45", "ppl-late", "rebuild-torn")  # writes logged
 PARITY = 2 if TYPE.startswith("raid6") else 1
 DEV_SECTORS = 2 * 2048        # array data per member
 # md modes: 64 KiB chunks and 16 KiB blocks, so that md's log entries
@@ -124,7 +132,7 @@ def members():
 
 # ---- raid45 ----
 
-def table(missing=-1, force=False, core=False, ppl=PPL):
+def table(missing=-1, force=False, core=False, ppl=PPL, rebuild=-1):
     if core:
         w = ["0", str(ARRAY_SECTORS), "raid45", "core", "2", str(REGION),
              "nosync"]
@@ -140,7 +148,7 @@ def table(missing=-1, force=False, core=False, ppl=PPL):
     if ppl:
         w += ["ppl", str(layout["ppl"][0]), str(layout["ppl"][1]),
               "0x%08x" % layout["signature"]]
-    w += [str(N), "-1"]
+    w += [str(N), str(rebuild)]
     for i in range(N):
         w += ["-", "-"] if i == missing else [node("d%d" % i),
                                               str(layout["offset"])]
@@ -293,6 +301,7 @@ def aligned():
 
 
 md_replays = []                # md-verify: md replayed the log (not resynced)
+rebuild_left = []              # rebuild-torn: regions each rebuild left
 acked = [0] * NBLOCKS          # last acknowledged generation
 inflight = {}                  # block -> generations in flight
 gen = [0] * NBLOCKS
@@ -375,6 +384,53 @@ def restore():
     for i in range(N + 1):
         dm.run("load", "e%d" % i, *disk_table(i))
         dm.run("resume", "e%d" % i)
+
+
+def lose_and_spare(i):
+    """rebuild-torn: disk i dies (a read through the array finds it),
+    then a blank disk takes its place (the spare)."""
+    dm.run("load", "e%d" % i, *disk_table(i, True))
+    dm.run("suspend", "e%d" % i)
+    dm.run("resume", "e%d" % i)
+    fd = os.open(node(ARRAY), os.O_RDONLY | os.O_DIRECT)
+    buf = aligned()
+    for b in range(0, NBLOCKS, max(1, NBLOCKS // 64)):
+        try:
+            os.preadv(fd, [buf], b * BS)
+        except OSError:
+            pass
+    os.close(fd)
+    zero = mmap.mmap(-1, 1 << 20)
+    fd = os.open("/dev/ram%d" % i, os.O_WRONLY | os.O_DIRECT)
+    for off in range(0, layout["disk"] * 512, 1 << 20):
+        os.pwrite(fd, zero[:min(1 << 20, layout["disk"] * 512 - off)], off)
+    os.close(fd)
+    dm.run("load", "e%d" % i, *disk_table(i))
+    dm.run("suspend", "e%d" % i)
+    dm.run("resume", "e%d" % i)
+
+
+def wait_idle(limit=300):
+    """The rebuild finished, or stopped with regions left out of sync."""
+    end = time.time() + limit
+    while ext(status_words(), 1) != "idle":
+        if time.time() > end:
+            raise SystemExit("rebuild not ended: " + dm.status(ARRAY))
+        time.sleep(0.2)
+
+
+def refill(dev):
+    """rebuild-torn: what the spare could not get back is written again
+    (every block, as a user restores from a backup), so that the next
+    point starts from an array whose every stripe is consistent."""
+    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
+    buf = aligned()
+    for b in range(NBLOCKS):
+        buf[:] = content(b, acked[b])
+        os.pwrite(fd, buf, b * BS)
+    os.fsync(fd)
+    os.close(fd)
+    inflight.clear()
 
 
 def check_blocks(dev, forced):
@@ -595,7 +651,26 @@ def point(k, dev):
     missing = k % N
     refused = forced = False
     note = ""
-    if MODE == "md-verify":
+    if MODE == "rebuild-torn":
+        if not try_create(table()):
+            raise SystemExit("point %d: activation with every member "
+                             "refused" % k)
+        dm.run("message", ARRAY, "0", "frozen")
+        lose_and_spare(missing)
+        dm.run("load", ARRAY, *table(rebuild=missing))
+        dm.run("suspend", ARRAY)
+        dm.run("resume", ARRAY)
+        wait_idle()
+        words = status_words()
+        left = int(ext(words, 5))
+        rebuild_left.append(left)
+        note = ("member %d lost during the resync, rebuilt on a spare, "
+                "%d regions left unrebuilt" % (missing, left))
+        wrong, eio = check_blocks(node(ARRAY), True)
+        unsafe = int(ext(status_words(), 6))
+        refill(node(ARRAY))
+        dm.remove(ARRAY)
+    elif MODE == "md-verify":
         dev, sysfs = md_assemble(dirty=True)
         # md replayed the log and called the array clean, or found no
         # entry and resyncs (then its check proves nothing of the log)
@@ -696,6 +771,8 @@ def main():
         vacuous = "no activation was refused: no crash left a region dirty"
     elif MODE in ("ppl", "md-crash") and not n:
         vacuous = "no log entry was replayed"
+    elif MODE == "rebuild-torn" and not any(rebuild_left):
+        vacuous = "no rebuild met a region the crash left torn"
     elif MODE == "md-verify" and not any(md_replays):
         vacuous = "md never replayed the log (it resynced)"
     if vacuous:
