@@ -47,6 +47,8 @@
 #include "stripe.h"
 
 #define DM_MSG_PREFIX "raid45"
+/* replay_entry(): nothing to replay (a lone modified member is missing) */
+#define R45_PPL_SKIPPED		INT_MAX
 
 /* md's format: struct ppl_header (a 4 KiB header), partial parity after it */
 #define PPL_SPACE_SIZE		(128 * 1024)	/* per header in a large area */
@@ -633,9 +635,14 @@ static int replay_entry(struct r45_ppl_log *log,
 	/*
 	 * A data member the entry modified that is failed, missing or being
 	 * rebuilt: its block is not known, so parity cannot be made right
-	 * (md skips such a stripe).  The entry is not replayed: its regions
-	 * are untrusted by the caller (issue 31, finding 7), not counted as
-	 * replayed.
+	 * (md skips such a stripe; issue 31, finding 7).  Alone among the
+	 * modified members, it is the one block parity rebuilds, and parity
+	 * is the old or the new one (it landed or not), so the block comes
+	 * back as it was or as it was being written: skipped, counted apart
+	 * (R45_PPL_SKIPPED).  With another modified member beside it, that
+	 * one may have landed while parity did not, or the reverse: the
+	 * block would come back as neither, so the caller untrusts the
+	 * entry's regions (-ENODEV).
 	 */
 	for (d = 0; d < ndata; d++) {
 		struct r45_loc loc;
@@ -644,7 +651,7 @@ static int replay_entry(struct r45_ppl_log *log,
 		if (first + (sector_t)d * chunk < last &&
 		    (r45_member_is_failed(a, loc.disk) ||
 		     (int)loc.disk == READ_ONCE(a->recover_member)))
-			return -ENODEV;
+			return ndata > 1 ? -ENODEV : R45_PPL_SKIPPED;
 	}
 	for (i = 0; i < strip; i += step) {
 		struct r45_stripe_map m;
@@ -725,7 +732,8 @@ static void untrust_entry(struct r45_array *a, const struct ppl_header_entry *e)
  * growing generations: the newest is the last of the chain), replay its
  * entries, flush.  Returns entries replayed, or a negative errno.
  */
-static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
+static int replay_log(struct r45_ppl_log *log, unsigned int *bad,
+		      unsigned int *skipped)
 {
 	struct r45_array *a = log->ppl->a;
 	struct page *hp = NULL, *prev = NULL, *acc = NULL, *buf = NULL;
@@ -811,6 +819,10 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad)
 		}
 		r = replay_entry(log, e, pp - (pp_size >> SECTOR_SHIFT), acc,
 				 buf);
+		if (r == R45_PPL_SKIPPED) {
+			(*skipped)++;
+			continue;
+		}
 		if (r < 0) {
 			DMERR("PPL of member %u: entry %u (sector %llu) not replayed (%d): its region untrusted",
 			      log->idx, i,
@@ -898,7 +910,7 @@ int r45_ppl_replay(struct r45_array *a)
 {
 	struct r45_ppl *ppl = a->ppl;
 	int rm = READ_ONCE(a->recover_member);
-	unsigned int i, bad = 0;
+	unsigned int i, bad = 0, skipped = 0;
 	int n = 0, r;
 
 	for (i = 0; i < a->geom.raid_disks; i++) {
@@ -906,7 +918,7 @@ int r45_ppl_replay(struct r45_array *a)
 
 		if (r45_member_is_failed(a, i))
 			continue;
-		r = (int)i == rm ? 0 : replay_log(log, &bad);
+		r = (int)i == rm ? 0 : replay_log(log, &bad, &skipped);
 		if (r >= 0) {
 			n += r;
 			r = reset_log(log, true);
@@ -914,9 +926,9 @@ int r45_ppl_replay(struct r45_array *a)
 		if (r < 0)
 			log_unusable(a, i, r);
 	}
-	if (n || bad)
-		DMINFO("partial parity log: %d entries replayed, %u not (checksum, torn, or an I/O error): their regions stay out of sync until a resync",
-		       n, bad);
+	if (n || bad || skipped)
+		DMINFO("partial parity log: %d entries replayed, %u skipped (their one modified member is missing: parity gives its block as it was or as written), %u not (a modified member missing beside another, a checksum, torn, or an I/O error): their regions stay out of sync and untrusted until a resync",
+		       n, skipped, bad);
 	return n;
 }
 

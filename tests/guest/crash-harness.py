@@ -40,12 +40,12 @@ POINTS times:
   4. every block is read: one with no write in flight at the crash must
      hold its last acknowledged generation (or, forced, fail with EIO:
      EIOs must equal the target's unsafe-read count; with a PPL, EIO only
-     in the regions of writes in flight, whose log entries could not be
-     replayed with their modified member missing); one with a write in
-     flight may hold the generation before or the one in flight (4 KiB
-     pieces of either), or fail with EIO, or with md serving (md-verify)
-     anything (md's PPL does not protect the written part of a stripe
-     whose written member is lost);
+     on the missing member, whose blocks in the regions of log entries
+     that modified it beside another member are untrusted); one with a
+     write in flight may hold the generation before or the one in
+     flight (4 KiB pieces of either), or fail with EIO, or with md
+     serving (md-verify) anything (md's PPL does not protect the written
+     part of a stripe whose written member is lost);
   5. the array is whole again and in sync, and the blocks that were in
      flight are read to learn what landed.
 
@@ -302,6 +302,7 @@ def aligned():
 
 md_replays = []                # md-verify: md replayed the log (not resynced)
 rebuild_left = []              # rebuild-torn: regions each rebuild left
+missing_member = [-1]          # the member missing at this point
 acked = [0] * NBLOCKS          # last acknowledged generation
 inflight = {}                  # block -> generations in flight
 gen = [0] * NBLOCKS
@@ -462,17 +463,29 @@ def check_blocks(dev, forced):
     return wrong, eio
 
 
-def region_of(b):
-    return b * BS // 512 // REGION
+def member_of(b):
+    """The member that holds block b (RAID4 and RAID5, md's layouts)."""
+    d = N - 1
+    c = b * BS // 512 // CHUNK
+    row, dd = divmod(c, d)
+    if TYPE == "raid4":
+        pd = N - 1
+    elif TYPE in ("raid5_la", "raid5_ls"):
+        pd = d - row % N
+    else:
+        pd = row % N
+    if TYPE in ("raid5_ls", "raid5_rs"):
+        return (pd + 1 + dd) % N
+    return dd + 1 if dd >= pd else dd
 
 
 def eio_explained(b):
-    """PPL modes (issue 31, finding 7): a log entry whose modified data
-    member is missing cannot be replayed; its regions (an entry reaches
-    into the next one) are untrusted, and what would be computed from
-    their parity fails with EIO.  Only near a write in flight."""
-    near = {region_of(x) for x in inflight}
-    return region_of(b) in near or region_of(b) - 1 in near
+    """PPL modes (issue 31, finding 7): a log entry that modified the
+    missing member beside another member cannot be replayed (either may
+    have landed without the other); its regions are untrusted, and what
+    would be computed from their parity fails with EIO: blocks of the
+    missing member only."""
+    return member_of(b) == missing_member[0]
 
 
 snap = {}                      # diagnosis: the members as the crash left them
@@ -649,6 +662,7 @@ def point(k, dev):
         print("   md's superblock after the crash: %s" % state)
     n_inflight = len(inflight)
     missing = k % N
+    missing_member[0] = missing
     refused = forced = False
     note = ""
     if MODE == "rebuild-torn":
