@@ -401,10 +401,10 @@ def lose_and_spare(i):
         except OSError:
             pass
     os.close(fd)
-    zero = mmap.mmap(-1, 1 << 20)
+    zero = mmap.mmap(-1, 4096)
     fd = os.open("/dev/ram%d" % i, os.O_WRONLY | os.O_DIRECT)
-    for off in range(0, layout["disk"] * 512, 1 << 20):
-        os.pwrite(fd, zero[:min(1 << 20, layout["disk"] * 512 - off)], off)
+    for off in range(0, layout["disk"] * 512, 4096):
+        os.pwritev(fd, [zero], off)
     os.close(fd)
     dm.run("load", "e%d" % i, *disk_table(i))
     dm.run("suspend", "e%d" % i)
