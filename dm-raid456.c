@@ -5,6 +5,14 @@
  * A thin layer over the md-style core in md-compat/ and raid5/: it parses
  * the table (see the interface spec), builds an array, maps bios, prints
  * status and table, takes messages and handles suspend/resume.
+ *
+ * Why one file of ~1,500 lines: every entry point dm calls (ctr, dtr,
+ * map, end_io, status, message, the suspend and resume hooks) works on
+ * struct raid45 and its held-writes state, whose rules (hold_write,
+ * hold_completion, end_flush, allow_writes, release_held) must be read
+ * together with the map and suspend paths they order against; split up,
+ * that ordering would be spread over files.  The table parser, which
+ * shares nothing of it, is dm-raid456-table.c.
  */
 #include <linux/module.h>
 #include <linux/sched/mm.h>

@@ -2,6 +2,10 @@
 /*
  * The sync driver and dirty-region logging.
  *
+ * (~1,100 lines in one file: the write path's region counting and the
+ * sync driver's recovery steps are two sides of one region hash and its
+ * rh_mutex; what a region may be trusted for is apart, in trust.c.)
+ *
  * Writes are counted per region in the kernel's region hash (which marks
  * the region dirty in the dm dirty log, flushed before the write goes to
  * any member, and clean again once its writes are done).  A kernel thread

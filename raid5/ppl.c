@@ -5,6 +5,10 @@
  * header of include/uapi/linux/raid/md_p.h), so that md reads what we
  * write and we read what md writes.
  *
+ * (~1,050 lines in one file: the log write, its ordering against the
+ * stripe writes, the suspend that empties it and the replay are one
+ * on-disk format, each part's correctness argued against the others.)
+ *
  * Every member has a PPL area (the table's "ppl <offset> <size>
  * <signature>": offset relative to where the member's data starts, as
  * md's superblock gives it relative to the superblock).  A stripe write

@@ -8,6 +8,13 @@
  * decides what each stripe needs next (member reads, reconstruction,
  * parity, member writes) and completes the pieces.
  *
+ * Why one file of ~1,700 lines: the cache (hash, lanes, get/put/queue)
+ * and the state machine share the stripe's lifetime rules (a stripe is
+ * handled by one lane at a time and only with no member I/O in flight:
+ * see Locking); md keeps both in raid5.c for that reason.  Parity math,
+ * layouts and the partial parity log are apart (parity.c, layout.c,
+ * ppl.c).
+ *
  * Locking: a->lock (irq-safe) guards the hash, the idle and delayed lists
  * and the stripe counts; sh->lock guards a stripe's piece lists.  Only
  * one lane at a time runs handle_stripe() on a stripe (queue_stripe()
