@@ -29,7 +29,6 @@ struct raid45 {
 	struct dm_target *ti;
 	struct list_head list;		/* on raid45_list while constructed */
 	bool resumed;			/* has been resumed at least once */
-	bool replaced;			/* a reload's table took it over */
 	struct r45_array *array;
 	struct dm_dirty_log *log;
 	bool log_owned;			/* by the array's region hash */
@@ -324,6 +323,61 @@ static int get_devices(struct raid45 *rs, char **error)
 
 static struct raid45 *find_predecessor(struct raid45 *rs);
 
+/* Member @i is the same device at the same offset in both tables. */
+static bool kept_member(struct raid45 *rs, struct raid45 *old, unsigned int i)
+{
+	return rs->devs[i] && old->devs[i] &&
+	       rs->devs[i]->bdev == old->devs[i]->bdev &&
+	       rs->t.offsets[i] == old->t.offsets[i];
+}
+
+/*
+ * The member whose unfinished rebuild (dev_to_init or readd) a reload
+ * continues, or -1: the new table keeps it in its place, as <dev_to_init>
+ * or without one.  A new table that names it <dev_to_init> rebuilds it
+ * whole (r45_trust_rebuild_all).
+ */
+static int rebuild_going_on(struct raid45 *rs, struct raid45 *old)
+{
+	int rm = READ_ONCE(old->array->recover_member);
+
+	if (rm < 0 || rs->t.dev_to_init >= 0 || !kept_member(rs, old, rm))
+		return -1;
+	return rm;
+}
+
+/*
+ * A reload may not drop an unfinished rebuild (review of issue 31): the
+ * member being rebuilt holds nothing yet where the rebuild has not been,
+ * and a table that took it for a whole member would serve those blocks
+ * and resync parity from them.  It must stay in its place (to go on),
+ * be the new <dev_to_init> (rebuilt whole), or be named missing.
+ */
+static char rebuild_kept_error[128];
+
+static int check_rebuild_kept(struct raid45 *rs, char **error)
+{
+	struct raid45 *old;
+	int rm = -1;
+
+	mutex_lock(&raid45_list_lock);
+	old = find_predecessor(rs);
+	if (old)
+		rm = READ_ONCE(old->array->recover_member);
+	if (rm >= 0 && rm != rs->t.dev_to_init &&
+	    !(rs->t.missing & BIT(rm)) &&
+	    (rs->t.dev_to_init >= 0 || !kept_member(rs, old, rm)))
+		rm = -2 - rm;
+	mutex_unlock(&raid45_list_lock);
+	if (rm > -2)
+		return 0;
+	snprintf(rebuild_kept_error, sizeof(rebuild_kept_error),
+		 "Member %d is being rebuilt: keep it in its place, make it <dev_to_init>, or name it missing",
+		 -2 - rm);
+	*error = rebuild_kept_error;
+	return -EINVAL;
+}
+
 /*
  * md refuses to start a dirty degraded array (issue 26, the write hole):
  * after a crash, a stripe that was being written may hold new data on
@@ -349,6 +403,7 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 	struct r45_array *a = rs->array;
 	unsigned long long n;
 	struct raid45 *old;
+	bool vouched;
 	long cnt;
 
 	if (!t->disk_log || rs->log_sync != R45_SYNC_DEFAULT)
@@ -362,10 +417,12 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 	 * The partial parity log's replay makes every interrupted stripe
 	 * right again, if it was on during the last run: its areas say so.
 	 */
-	if (a->ppl && r45_ppl_vouches(a, t->dev_to_init))
-		return 0;
-	/* the trust owner reads the crash's record: TORN regions */
-	cnt = r45_trust_activate(a, rs->log_dev->bdev);
+	vouched = a->ppl && r45_ppl_vouches(a, t->dev_to_init);
+	/*
+	 * The trust owner reads the crash's record: TORN regions (none when
+	 * the log vouches), and whether the log is of another region count.
+	 */
+	cnt = r45_trust_activate(a, rs->log_dev->bdev, vouched);
 	if (cnt < 0) {
 		*error = "Cannot allocate memory to read the disk log";
 		return cnt;
@@ -464,6 +521,8 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	rs->log_owned = true;
 	r = check_dirty_degraded(rs, &ti->error);
+	if (!r)
+		r = check_rebuild_kept(rs, &ti->error);
 	if (r)
 		goto bad;
 
@@ -494,20 +553,33 @@ bad:
 }
 
 /*
- * A table with a partial parity log goes away with no successor taking
- * its chains over (dmsetup remove, or a reload that failed before its
- * resume): its suspend emptied the logs, and the headers at the start of
- * the areas are zeroed now, so that they cannot vouch for a crash of a
- * later run without the log (issue 31, finding 6: r45_ppl_vouches).  A
+ * A table with a partial parity log goes away with the device (dmsetup
+ * remove: dm unbinds the live table before destroying it, so the device
+ * has none): its suspend emptied the logs, and the headers at the start
+ * of the areas are zeroed now, so that they cannot vouch for a crash of
+ * a later run without the log (issue 31, finding 6: r45_ppl_vouches).  A
  * later table with the log finds no header: after a clean removal the
- * disk log is clean, and nothing needs vouching for.
+ * disk log is clean, and nothing needs vouching for.  A table replaced by
+ * a reload (whatever the new one's geometry) leaves the areas to the
+ * live table, which may be writing its own headers there.
  */
+static bool device_unbound(struct dm_target *ti)
+{
+	struct mapped_device *md = dm_table_get_md(ti->table);
+	struct dm_table *live;
+	int idx;
+
+	live = dm_get_live_table(md, &idx);
+	dm_put_live_table(md, idx);
+	return !live;
+}
+
 static void raid45_dtr(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
-	if (rs->array && rs->array->ppl && rs->resumed && !rs->replaced &&
-	    !rs->suspend_killed) {
+	if (rs->array && rs->array->ppl && rs->resumed &&
+	    !rs->suspend_killed && device_unbound(ti)) {
 		unsigned int noio = memalloc_noio_save();
 
 		r45_ppl_invalidate(rs->array);
@@ -1211,8 +1283,9 @@ static int raid45_iterate_devices(struct dm_target *ti,
 /*
  * Writes still held when the device is suspended: a noflush suspend (a
  * table swap that keeps I/O) hands them back to dm core for the next
- * table; any other suspend waits for all I/O, and the user space that
- * suspends has acted on the failure: they go to the array.
+ * table; any other suspend waits for all I/O, so they go to the array,
+ * their regions kept out of sync, and nothing is acknowledged: after the
+ * resume writes are held again until user space names the failure.
  */
 static void release_held(struct raid45 *rs)
 {
@@ -1348,13 +1421,11 @@ static struct raid45 *find_predecessor(struct raid45 *rs)
 static void take_over(struct raid45 *rs, struct raid45 *old)
 {
 	bool same = rs->t.dev_to_init == old->t.dev_to_init;
+	int rebuild = rebuild_going_on(rs, old);
 	unsigned int i;
 
-
 	for (i = 0; i < rs->t.nr_devs; i++) {
-		if (!rs->devs[i] || !old->devs[i] ||
-		    rs->devs[i]->bdev != old->devs[i]->bdev ||
-		    rs->t.offsets[i] != old->t.offsets[i]) {
+		if (!kept_member(rs, old, i)) {
 			same = false;
 			continue;
 		}
@@ -1363,9 +1434,11 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 			r45_array_fail_member(rs->array, i);
 	}
 	/* the region trust owner carries every region's state over */
-	r45_trust_takeover(rs->array, old->array, same);
+	r45_trust_takeover(rs->array, old->array, same, rebuild);
 	if (same)
 		DMINFO("reload: resync/rebuild state taken over from the previous table");
+	else if (rebuild >= 0)
+		DMINFO("reload: the rebuild of member %d goes on", rebuild);
 }
 
 /*
@@ -1403,16 +1476,24 @@ static void first_resume(struct raid45 *rs)
 		old->suspend_killed = false;
 	}
 	/* failures first: the log's replay must not read failed members */
-	if (old) {
+	if (old)
 		take_over(rs, old);
-		old->replaced = true;
-	}
 	/* a table without the predecessor's log: its areas stop vouching */
 	if (old && !a->ppl)
 		r45_ppl_invalidate(old->array);
-	/* a new table is user space acting: what it inherits is known */
+	/*
+	 * What user space acknowledged: a reload keeps the predecessor's
+	 * acknowledgements of members still failed, and the members the
+	 * new table names missing are known; nothing else (issue 31,
+	 * finding 5: a reload during a monitor's hook acknowledges
+	 * nothing).  A fresh activation's failed members are its own
+	 * missing ones.
+	 */
 	spin_lock_irq(&rs->hold_lock);
 	rs->failures_acked = r45_array_failed_mask(a);
+	if (old)
+		rs->failures_acked &= READ_ONCE(old->failures_acked) |
+				      rs->t.missing;
 	spin_unlock_irq(&rs->hold_lock);
 	/*
 	 * The partial parity log: replayed at a fresh activation, before

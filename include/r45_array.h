@@ -310,17 +310,21 @@ void r45_trust_untrust(struct r45_array *a, sector_t first, sector_t last);
 void r45_trust_synced(struct r45_array *a, region_t region, int action);
 void r45_trust_member_failed(struct r45_array *a, unsigned int idx);
 void r45_trust_note_write(struct r45_array *a, region_t region);
-long r45_trust_activate(struct r45_array *a, struct block_device *log_bdev);
+long r45_trust_activate(struct r45_array *a, struct block_device *log_bdev,
+			bool vouched);
+void r45_trust_rebuild_done(struct r45_array *a);
 void r45_trust_force_rebuild(struct r45_array *a);
 void r45_trust_first_resume(struct r45_array *a);
 void r45_trust_rebuild_all(struct r45_array *a);
-void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same);
+void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
+			int rebuild);
 int r45_trust_readd(struct r45_array *a, unsigned int idx, region_t *regions,
 		    const char **why);
 region_t r45_trust_unprotected(struct r45_array *a);
 
 /* md-compat/rolog.c; r45_disk_log_read returns 0, 1 or: */
 #define R45_DISK_LOG_FOREIGN	2	/* valid, for another region count */
+#define R45_DISK_LOG_FOREIGN_CLEAN 3	/* the same, every old region clean */
 void r45_rolog_load(struct r45_array *a, struct block_device *bdev,
 		    int sync);
 int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,

@@ -61,6 +61,30 @@ static int read_page(struct block_device *bdev, struct page *page, u64 pos)
 }
 
 /*
+ * Does a valid log's own bitmap (@old regions, whatever this table's
+ * count) call every region clean?  An unreadable page says no.
+ */
+static bool old_bits_clean(struct block_device *bdev, struct page *page,
+			   u64 old)
+{
+	u64 byte, pos = U64_MAX;
+	const u8 *bits = page_address(page);
+	u64 r;
+
+	for (r = 0; r < old; r++) {
+		byte = R45_DISK_LOG_BITS + r / 8;
+		if (round_down(byte, PAGE_SIZE) != pos) {
+			pos = round_down(byte, PAGE_SIZE);
+			if (read_page(bdev, page, pos))
+				return false;
+		}
+		if (!(bits[byte - pos] & (1U << (r % 8))))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Read the disk log on @bdev as dm-log's resume would, for a log created
  * with no sync word: set bit r of @dirty (nr_regions bits, zeroed by the
  * caller) for every region it does not call clean.  Returns 1 when it
@@ -99,15 +123,19 @@ int r45_disk_log_read(struct block_device *bdev, region_t nr_regions,
 	err = valid > 0;
 	/*
 	 * Written for another region count (another region size): its bits
-	 * name other regions (issue 31, finding 2).  Every region dirty.
+	 * name other regions (issue 31, finding 2).  Every region dirty;
+	 * FOREIGN_CLEAN when its own bits call every old region clean.
 	 */
 	if (valid && le64_to_cpu(h->nr_regions) != nr_regions) {
+		u64 old = le64_to_cpu(h->nr_regions);
+
 		DMERR("disk log: written for %llu regions, the table has %llu (another region size): every region out of sync",
-		      (unsigned long long)le64_to_cpu(h->nr_regions),
-		      (unsigned long long)nr_regions);
+		      (unsigned long long)old, (unsigned long long)nr_regions);
 		bitmap_fill(dirty, nr_regions);
+		err = old_bits_clean(bdev, page, old) ? R45_DISK_LOG_FOREIGN_CLEAN :
+							R45_DISK_LOG_FOREIGN;
 		__free_page(page);
-		return R45_DISK_LOG_FOREIGN;
+		return err;
 	}
 	/* bits of regions [0, valid) from byte R45_DISK_LOG_BITS on */
 	for (r = 0, pos = 0; r < nr_regions; r++) {

@@ -814,8 +814,10 @@ static bool step_ended(struct r45_array *a, int action, unsigned int seq,
 				       (unsigned long long)a->nr_regions);
 			else if (res == R45_STEP_DONE && event)
 				DMINFO("%s finished", action_names[action]);
-			if (res == R45_STEP_DONE && action == R45_ACT_RECOVER)
+			if (res == R45_STEP_DONE && action == R45_ACT_RECOVER) {
 				WRITE_ONCE(a->recover_member, -1);
+				r45_trust_rebuild_done(a);
+			}
 			a->sync_action = R45_ACT_IDLE;
 			a->action_seq++;
 			if (a->sync_state == R45_SYNC_RUNNING)

@@ -32,14 +32,18 @@
  *   out-of-sync bit with recover_member set.  The transitions:
  *
  *   activation, disk log dirty   DIRTY -> TORN        r45_trust_activate
- *     (also: the log unreadable, or written for another region count:
- *      every region TORN and out of sync, logged)
+ *     (the log unreadable: every region TORN, and dm-log calls every
+ *      region out of sync; written for another region count: every
+ *      region out of sync at the first resume, r45_trust_first_resume,
+ *      and TORN if the old bits held a dirty one; both logged)
  *   PPL entry not replayed       any -> TORN          r45_trust_untrust
  *   resync made it consistent    TORN|DIRTY -> IN_SYNC r45_trust_synced
  *   rebuild of X made it right   REBUILD(X) -> IN_SYNC (the region hash)
  *     only from a trusted region, or one the table forced
  *     (start_dirty_degraded at an activation that needed it):
- *     r45_trust_row(rebuild = true)
+ *     r45_trust_row(rebuild = true); a forced RAID5 rebuild leaves the
+ *     stripe consistent (TORN cleared), RAID6's Q is not rewritten
+ *   rebuild ended                the force ends too   r45_trust_rebuild_done
  *   write while a member failed  any -> +DEGRADED     r45_trust_note_write
  *   readd X                      DEGRADED -> REBUILD(X) r45_trust_readd
  *     refused while any region is TORN, or out of sync for another
@@ -181,14 +185,24 @@ void r45_trust_untrust(struct r45_array *a, sector_t first, sector_t last)
 
 /*
  * A resync made @region consistent from every member: its parity is
- * trusted again (TORN -> IN_SYNC once the region hash marks it).  Only a
- * resync does that: a rebuild computes the rebuilt member's blocks from
- * the parity it found.
+ * trusted again (TORN -> IN_SYNC once the region hash marks it).  A
+ * rebuild computes the rebuilt member's blocks from the parity it found:
+ * only a forced one goes through a TORN region, and on RAID5 it leaves
+ * every stripe there consistent (the one parity matches the blocks it
+ * gave); RAID6's Q is not rewritten by it.
  */
 void r45_trust_synced(struct r45_array *a, region_t region, int action)
 {
-	if (action == R45_ACT_RESYNC)
+	if (action == R45_ACT_RESYNC ||
+	    (action == R45_ACT_RECOVER && READ_ONCE(a->rebuild_forced) &&
+	     a->geom.parity_disks == 1))
 		clear_bit(region, a->untrusted);
+}
+
+/* The rebuild ended (every region rebuilt): a later one is not forced. */
+void r45_trust_rebuild_done(struct r45_array *a)
+{
+	WRITE_ONCE(a->rebuild_forced, false);
 }
 
 /*
@@ -221,19 +235,24 @@ void r45_trust_note_write(struct r45_array *a, region_t region)
  * every region TORN, and at the first resume out of sync in the log too
  * (r45_trust_first_resume): the log's bits say nothing of these regions.
  */
-long r45_trust_activate(struct r45_array *a, struct block_device *log_bdev)
+long r45_trust_activate(struct r45_array *a, struct block_device *log_bdev,
+			bool vouched)
 {
 	int r = r45_disk_log_read(log_bdev, a->nr_regions, a->untrusted);
 
 	if (r < 0)
 		return r;
-	if (!r) {
-		/* a new log: a first activation, not a crash */
+	if (r == R45_DISK_LOG_FOREIGN || r == R45_DISK_LOG_FOREIGN_CLEAN)
+		a->log_foreign = true;
+	/*
+	 * A new log (a first activation, not a crash), a clean one of
+	 * another region count (out of sync, parity trusted), or a crash
+	 * the partial parity log's replay makes right: nothing TORN.
+	 */
+	if (!r || r == R45_DISK_LOG_FOREIGN_CLEAN || vouched) {
 		bitmap_zero(a->untrusted, a->nr_regions);
 		return 0;
 	}
-	if (r == R45_DISK_LOG_FOREIGN)
-		a->log_foreign = true;
 	return bitmap_weight(a->untrusted, a->nr_regions);
 }
 
@@ -257,8 +276,7 @@ void r45_trust_first_resume(struct r45_array *a)
 {
 	if (!a->log_foreign)
 		return;
-	DMERR("the dirty log was written for another region count: every region out of sync and untrusted");
-	bitmap_fill(a->untrusted, a->nr_regions);
+	DMERR("the dirty log was written for another region count: every region out of sync");
 	mutex_lock(&a->rh_mutex);
 	put_out_of_sync(a, 0, a->nr_regions - 1);
 	flush_or_say(a, "a crash may take regions of another geometry for clean");
@@ -307,16 +325,19 @@ static void old_regions(struct r45_array *a, struct r45_array *old,
  *     log's own bits say).
  *   - @same (the same devices and the same member to rebuild): what the
  *     old one synced or rebuilt stays so, and a rebuild goes on with its
- *     member; the forced rebuild and the mismatch count too.
+ *     member; the forced rebuild and the mismatch count too.  @rebuild:
+ *     the member whose unfinished rebuild goes on in a table that is not
+ *     @same but keeps it in its place (-1: none).
  *   - readd_ok: kept for a member still failed at the same device, the
  *     record of its writes being carried over.
  */
-void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same)
+void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
+			int rebuild)
 {
 	struct dm_dirty_log *log = a->log, *olog = old->log;
 	bool geometry = a->region_size != old->region_size ||
 			a->nr_regions != old->nr_regions;
-	region_t r, o, ofirst, olast;
+	region_t r, o, ofirst, olast, kept = 0;
 	unsigned int i;
 
 	if (geometry)
@@ -340,6 +361,7 @@ void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same)
 			if (log->type->in_sync(log, r, 1) == 1) {
 				log->type->mark_region(log, r);
 				log->type->set_region_sync(log, r, 0);
+				kept++;
 			}
 		} else if (same && log->type->in_sync(log, r, 1) != 1) {
 			/*
@@ -353,6 +375,10 @@ void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same)
 	}
 	flush_or_say(a, "the regions taken over may be resynced again, or taken for clean, after a crash");
 	mutex_unlock(&a->rh_mutex);
+	/* the new log's word (a "nosync", another log) does not undo them */
+	if (kept)
+		DMINFO("reload: %llu regions the previous table had out of sync stay out of sync",
+		       (unsigned long long)kept);
 	a->readd_ok = 0;
 	for (i = 0; i < a->geom.raid_disks; i++)
 		if (test_bit(i, &old->readd_ok) &&
@@ -360,11 +386,12 @@ void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same)
 		    a->members[i].bdev == old->members[i].bdev &&
 		    a->members[i].offset == old->members[i].offset)
 			set_bit(i, &a->readd_ok);
-	if (!same)
-		return;
-	WRITE_ONCE(a->recover_member, READ_ONCE(old->recover_member));
-	WRITE_ONCE(a->rebuild_forced, READ_ONCE(old->rebuild_forced));
-	atomic64_set(&a->mismatches, atomic64_read(&old->mismatches));
+	if (same || rebuild >= 0) {
+		WRITE_ONCE(a->recover_member, READ_ONCE(old->recover_member));
+		WRITE_ONCE(a->rebuild_forced, READ_ONCE(old->rebuild_forced));
+	}
+	if (same)
+		atomic64_set(&a->mismatches, atomic64_read(&old->mismatches));
 }
 
 /*
@@ -435,8 +462,11 @@ int r45_trust_readd(struct r45_array *a, unsigned int idx, region_t *regions,
 	flush_or_say(a, "the re-added member's stale regions may be taken for clean after a crash");
 	mutex_unlock(&a->rh_mutex);
 	WRITE_ONCE(a->recover_member, idx);
-	r45_array_readd_member(a, idx);
+	WRITE_ONCE(a->rebuild_forced, false);
+	spin_lock_irq(&a->fail_lock);
 	clear_bit(idx, &a->readd_ok);
+	spin_unlock_irq(&a->fail_lock);
+	r45_array_readd_member(a, idx);
 	/* nobody else is out: the record starts again at the next failure */
 	if (!r45_array_nr_failed(a))
 		bitmap_zero(a->written_degraded, a->nr_regions);

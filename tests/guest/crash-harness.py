@@ -681,6 +681,9 @@ def point(k, dev):
         note = ("member %d lost during the resync, rebuilt on a spare, "
                 "%d regions left unrebuilt" % (missing, left))
         wrong, eio = check_blocks(node(ARRAY), True)
+        # only the spare's blocks may fail: every other member is there
+        wrong += [(b, "EIO, not on the spare") for b in eio
+                  if member_of(b) != missing]
         unsafe = int(ext(status_words(), 6))
         refill(node(ARRAY))
         dm.remove(ARRAY)
