@@ -606,8 +606,9 @@ static int replay_entry(struct r45_ppl_log *log,
 	u32 pp_size = le32_to_cpu(e->pp_size);
 	u32 data_size = le32_to_cpu(e->data_size);
 	sector_t first = le64_to_cpu(e->data_sector), last;
-	unsigned int chunk = g->chunk_sectors, ndata, strip, step, i, d;
+	unsigned int chunk = g->chunk_sectors, ndata, strip, step, i, d, mod;
 	int written = 0, r;
+	bool lost;
 
 	if (!data_size)
 		return 0;
@@ -648,15 +649,19 @@ static int replay_entry(struct r45_ppl_log *log,
 	 * block would come back as neither, so the caller untrusts the
 	 * entry's regions (-ENODEV).
 	 */
-	for (d = 0; d < ndata; d++) {
+	for (d = 0, mod = 0, lost = false; d < ndata; d++) {
 		struct r45_loc loc;
 
+		if (first + (sector_t)d * chunk >= last)
+			continue;
+		mod++;
 		r45_map_sector(g, first + (sector_t)d * chunk, &loc);
-		if (first + (sector_t)d * chunk < last &&
-		    (r45_member_is_failed(a, loc.disk) ||
-		     (int)loc.disk == READ_ONCE(a->recover_member)))
-			return ndata > 1 ? -ENODEV : R45_PPL_SKIPPED;
+		if (r45_member_is_failed(a, loc.disk) ||
+		    (int)loc.disk == READ_ONCE(a->recover_member))
+			lost = true;
 	}
+	if (lost)
+		return mod > 1 ? -ENODEV : R45_PPL_SKIPPED;
 	for (i = 0; i < strip; i += step) {
 		struct r45_stripe_map m;
 		struct r45_loc loc;
