@@ -1449,6 +1449,7 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 static void first_resume(struct raid45 *rs)
 {
 	struct r45_array *a = rs->array;
+	unsigned long acked;
 	struct raid45 *old;
 
 	if (rs->read_only && rs->log_dev)
@@ -1483,17 +1484,26 @@ static void first_resume(struct raid45 *rs)
 		r45_ppl_invalidate(old->array);
 	/*
 	 * What user space acknowledged: a reload keeps the predecessor's
-	 * acknowledgements of members still failed, and the members the
-	 * new table names missing are known; nothing else (issue 31,
-	 * finding 5: a reload during a monitor's hook acknowledges
+	 * acknowledgements, and a member the new table changes (names
+	 * missing, gives another device, rebuilds) is a failure user space
+	 * acted on; one it names as before is not (issue 31, finding 5: a
+	 * reload of the same table during a monitor's hook acknowledges
 	 * nothing).  A fresh activation's failed members are its own
 	 * missing ones.
 	 */
+	acked = r45_array_failed_mask(a);
+	if (old) {
+		unsigned long changed = rs->t.missing;
+		unsigned int i;
+
+		for (i = 0; i < rs->t.nr_devs; i++)
+			if (!kept_member(rs, old, i) ||
+			    (int)i == rs->t.dev_to_init)
+				changed |= BIT(i);
+		acked &= READ_ONCE(old->failures_acked) | changed;
+	}
 	spin_lock_irq(&rs->hold_lock);
-	rs->failures_acked = r45_array_failed_mask(a);
-	if (old)
-		rs->failures_acked &= READ_ONCE(old->failures_acked) |
-				      rs->t.missing;
+	rs->failures_acked = acked;
 	spin_unlock_irq(&rs->hold_lock);
 	/*
 	 * The partial parity log: replayed at a fresh activation, before

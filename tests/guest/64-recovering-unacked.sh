@@ -77,6 +77,10 @@ round() {
 	wait $w1 || die "round $k: W1 failed"
 	wait $w2 || die "round $k: W2 failed"
 	dmsetup resume r6 || die "resume"
+	# the suspend acknowledged nothing (issue 31, finding 5): writes are
+	# held again until the failure is recorded
+	[ "$(ext_word r6 3)" = held ] || die "round $k: not held after the resume: $(dmsetup status r6)"
+	dmsetup message r6 0 allow_writes 1 || die "round $k: allow_writes 1"
 	sleep 0.5
 	# W3: region 1 again (sector 600), while its rebuild runs
 	dd if=/tmp/w3 of=/dev/mapper/r6 bs=4096 seek=$((600 * 512)) oflag=direct,seek_bytes \
