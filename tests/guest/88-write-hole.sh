@@ -24,11 +24,12 @@ load_module
 points=${CRASH_POINTS:-20}
 run_case() { # <mode> <type> <members> <seed> [<points>]
 	make_ramdisks $(($3 + 1)) 8
+	# (into the share: a guest that hangs still shows how far it got)
 	python3 -u "$(dirname "$0")/crash-harness.py" "$1" "$2" "$3" "${5:-$points}" "$4" \
-		>/tmp/ch.out 2>&1
+		>"${SHARE:-/tmp}/ch.out" 2>&1
 	rc=$?
-	cat /tmp/ch.out
-	[ $rc = 0 ] || die "$*: $(tail -n 1 /tmp/ch.out)"
+	cat "${SHARE:-/tmp}/ch.out"
+	[ $rc = 0 ] || die "$*: $(tail -n 1 "${SHARE:-/tmp}/ch.out")"
 	cleanup_all
 }
 run_case raid45 raid5_ls 4 1

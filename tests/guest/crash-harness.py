@@ -425,10 +425,14 @@ def refill(dev):
     (every block, as a user restores from a backup), so that the next
     point starts from an array whose every stripe is consistent."""
     fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
-    buf = aligned()
-    for b in range(NBLOCKS):
-        buf[:] = content(b, acked[b])
-        os.pwrite(fd, buf, b * BS)
+    # 1 MiB at a time: whole stripes, one member delay each
+    per = (1 << 20) // BS
+    buf = mmap.mmap(-1, per * BS)
+    for b0 in range(0, NBLOCKS, per):
+        n = min(per, NBLOCKS - b0)
+        for b in range(b0, b0 + n):
+            buf[(b - b0) * BS:(b - b0 + 1) * BS] = content(b, acked[b])
+        os.pwritev(fd, [memoryview(buf)[:n * BS]], b0 * BS)
     os.fsync(fd)
     os.close(fd)
     inflight.clear()
@@ -636,8 +640,29 @@ def burst(dev, k):
     return threads
 
 
+def stuck(k):
+    """A point that takes this long is stuck: the kernel's stacks of the
+    blocked tasks go to its log (sysrq w) for the diagnosis."""
+    print("point %d: stuck for 300 s: blocked tasks to the kernel log" % k,
+          flush=True)
+    with open("/proc/sys/kernel/printk", "w") as f:
+        f.write("8")
+    with open("/proc/sysrq-trigger", "w") as f:
+        f.write("w")
+
+
 def point(k, dev):
     """One crash point; returns (wrong, refused, eio, note, next device)."""
+    watchdog = threading.Timer(300, stuck, (k,))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        return one_point(k, dev)
+    finally:
+        watchdog.cancel()
+
+
+def one_point(k, dev):
     if MODE == "ppl-late":
         zero_ppl_areas()
     threads = burst(dev, k)
