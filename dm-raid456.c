@@ -29,6 +29,8 @@ struct raid45 {
 	struct dm_target *ti;
 	struct list_head list;		/* on raid45_list while constructed */
 	bool resumed;			/* has been resumed at least once */
+	bool replaced;			/* another table of the device was
+					 * resumed after it (raid45_list_lock) */
 	struct r45_array *array;
 	struct dm_dirty_log *log;
 	bool log_owned;			/* by the array's region hash */
@@ -323,6 +325,22 @@ static int get_devices(struct raid45 *rs, char **error)
 
 static struct raid45 *find_predecessor(struct raid45 *rs);
 
+/*
+ * Every raid45 target of another table of this device that ran before
+ * is replaced by this table's resume (a reload, whatever its shape).
+ * raid45_list_lock held.
+ */
+static void mark_replaced(struct raid45 *rs)
+{
+	struct mapped_device *md = dm_table_get_md(rs->ti->table);
+	struct raid45 *o;
+
+	list_for_each_entry(o, &raid45_list, list)
+		if (o != rs && o->resumed && o->ti->table != rs->ti->table &&
+		    dm_table_get_md(o->ti->table) == md)
+			o->replaced = true;
+}
+
 /* Member @i is the same device at the same offset in both tables. */
 static bool kept_member(struct raid45 *rs, struct raid45 *old, unsigned int i)
 {
@@ -553,33 +571,22 @@ bad:
 }
 
 /*
- * A table with a partial parity log goes away with the device (dmsetup
- * remove: dm unbinds the live table before destroying it, so the device
- * has none): its suspend emptied the logs, and the headers at the start
- * of the areas are zeroed now, so that they cannot vouch for a crash of
- * a later run without the log (issue 31, finding 6: r45_ppl_vouches).  A
- * later table with the log finds no header: after a clean removal the
- * disk log is clean, and nothing needs vouching for.  A table replaced by
- * a reload (whatever the new one's geometry) leaves the areas to the
- * live table, which may be writing its own headers there.
+ * A table with a partial parity log goes away with no other table of the
+ * device resumed after it (dmsetup remove, or a reload that failed): its
+ * suspend emptied the logs, and the headers at the start of the areas
+ * are zeroed now, so that they cannot vouch for a crash of a later run
+ * without the log (issue 31, finding 6: r45_ppl_vouches).  A later table
+ * with the log finds no header: after a clean removal the disk log is
+ * clean, and nothing needs vouching for.  A table a reload replaced
+ * (whatever the new one's geometry: first_resume marks it) leaves the
+ * areas to the live table, which may be writing its own headers there.
  */
-static bool device_unbound(struct dm_target *ti)
-{
-	struct mapped_device *md = dm_table_get_md(ti->table);
-	struct dm_table *live;
-	int idx;
-
-	live = dm_get_live_table(md, &idx);
-	dm_put_live_table(md, idx);
-	return !live;
-}
-
 static void raid45_dtr(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
-	if (rs->array && rs->array->ppl && rs->resumed &&
-	    !rs->suspend_killed && device_unbound(ti)) {
+	if (rs->array && rs->array->ppl && rs->resumed && !rs->replaced &&
+	    !rs->suspend_killed) {
 		unsigned int noio = memalloc_noio_save();
 
 		r45_ppl_invalidate(rs->array);
@@ -1465,6 +1472,7 @@ static void first_resume(struct raid45 *rs)
 	mutex_lock(&raid45_list_lock);
 	old = find_predecessor(rs);
 	rs->resumed = true;
+	mark_replaced(rs);
 	mutex_unlock(&raid45_list_lock);
 	if (old && old->suspend_killed) {
 		/*
