@@ -574,10 +574,10 @@ bad:
  * A table with a partial parity log goes away with no other table of the
  * device resumed after it (dmsetup remove, or a reload that failed): its
  * suspend emptied the logs, and the headers at the start of the areas
- * are zeroed now, so that they cannot vouch for a crash of a later run
- * without the log (issue 31, finding 6: r45_ppl_vouches).  A later table
- * with the log finds no header: after a clean removal the disk log is
- * clean, and nothing needs vouching for.  A table a reload replaced
+ * are marked closed now (r45_ppl_close), so that they cannot vouch for a
+ * crash of a later run without the log (issue 31, finding 6:
+ * r45_ppl_vouches).  After a clean removal the disk log is clean, and
+ * nothing needs vouching for; md takes a closed log as an empty one.  A table a reload replaced
  * (whatever the new one's geometry: first_resume marks it) leaves the
  * areas to the live table, which may be writing its own headers there.
  */
@@ -589,7 +589,7 @@ static void raid45_dtr(struct dm_target *ti)
 	    !rs->suspend_killed) {
 		unsigned int noio = memalloc_noio_save();
 
-		r45_ppl_invalidate(rs->array);
+		r45_ppl_close(rs->array);
 		memalloc_noio_restore(noio);
 	}
 	raid45_free(rs);

@@ -360,6 +360,7 @@ void r45_ppl_suspend(struct r45_array *a);
 int r45_ppl_reset_member(struct r45_array *a, unsigned int i);
 bool r45_ppl_vouches(struct r45_array *a, int skip);
 void r45_ppl_invalidate(struct r45_array *a);
+void r45_ppl_close(struct r45_array *a);
 int r45_ppl_quiesce(struct r45_array *a);
 
 /* raid5/parity.c */

@@ -861,13 +861,22 @@ out:
 }
 
 /*
+ * The mark of a log whose table went away cleanly (r45_ppl_close): the
+ * first bytes of the header's reserved area, which md fills with 0xff
+ * and never reads (its checksum covers them: md takes the header as a
+ * valid empty one).  A closed log vouches for nothing (r45_ppl_vouches).
+ */
+static const char ppl_closed[8] = "R45CLOSE";
+
+/*
  * An empty log: an empty header at the area's start, with a generation
  * above any the area held (r45_ppl_replay seeded them), and with @zero
- * the rest of the area zeroed first.  The header write flushes the
- * member before it (the zeroes are durable first) and is FUA: whatever
- * a volatile cache loses, no older header can pass for the newest.
+ * the rest of the area zeroed first; @closed marks it closed.  The
+ * header write flushes the member before it (the zeroes are durable
+ * first) and is FUA: whatever a volatile cache loses, no older header
+ * can pass for the newest.
  */
-static int reset_log(struct r45_ppl_log *log, bool zero)
+static int reset_log(struct r45_ppl_log *log, bool zero, bool closed)
 {
 	struct r45_array *a = log->ppl->a;
 	struct block_device *bdev = a->members[log->idx].bdev;
@@ -887,6 +896,8 @@ static int reset_log(struct r45_ppl_log *log, bool zero)
 		return -ENOMEM;
 	h = page_address(page);
 	memset(h->reserved, 0xff, PPL_HDR_RESERVED);
+	if (closed)
+		memcpy(h->reserved, ppl_closed, sizeof(ppl_closed));
 	h->signature = cpu_to_le32(log->ppl->signature);
 	h->generation = cpu_to_le64(atomic64_inc_return(&log->ppl->seq));
 	ppl_crc(&crc, h, PPL_HEADER_SIZE);
@@ -930,7 +941,7 @@ int r45_ppl_replay(struct r45_array *a)
 		r = (int)i == rm ? 0 : replay_log(log, &bad, &skipped);
 		if (r >= 0) {
 			n += r;
-			r = reset_log(log, true);
+			r = reset_log(log, true, false);
 		}
 		if (r < 0)
 			log_unusable(a, i, r);
@@ -968,7 +979,7 @@ void r45_ppl_takeover(struct r45_array *a, struct r45_array *old)
 
 		if (r45_member_is_failed(a, i))
 			continue;
-		r = reset_log(&ppl->logs[i], zero);
+		r = reset_log(&ppl->logs[i], zero, false);
 		if (r < 0)
 			log_unusable(a, i, r);
 	}
@@ -990,7 +1001,7 @@ void r45_ppl_suspend(struct r45_array *a)
 	for (i = 0; i < a->geom.raid_disks; i++) {
 		if (r45_member_is_failed(a, i))
 			continue;
-		r = reset_log(&a->ppl->logs[i], false);
+		r = reset_log(&a->ppl->logs[i], false, false);
 		if (r < 0)
 			log_unusable(a, i, r);
 	}
@@ -1020,7 +1031,9 @@ bool r45_ppl_vouches(struct r45_array *a, int skip)
 		    r45_member_is_failed(a, i))
 			continue;
 		ok = read_header(&a->ppl->logs[i], a->ppl->logs[i].start,
-				 page) == 1;
+				 page) == 1 &&
+		     memcmp(page_address(page), ppl_closed,
+			    sizeof(ppl_closed));
 	}
 	__free_page(page);
 	return ok;
@@ -1054,11 +1067,33 @@ void r45_ppl_invalidate(struct r45_array *a)
 }
 
 /*
+ * The table goes away cleanly (issue 31, finding 6): its suspend emptied
+ * the logs, and each live member's gets a closed empty header, so that a
+ * later table with the log does not take it as covering a run of a table
+ * without it (r45_ppl_vouches).  md takes it as a valid empty log.  A
+ * member that cannot be written is only logged: the table is going.
+ */
+void r45_ppl_close(struct r45_array *a)
+{
+	unsigned int i;
+
+	if (!a->ppl)
+		return;
+	for (i = 0; i < a->geom.raid_disks; i++) {
+		if (!a->members[i].bdev || r45_member_is_failed(a, i))
+			continue;
+		if (reset_log(&a->ppl->logs[i], false, true))
+			DMERR("member %u: cannot close its partial parity log: zero it before a table without the log runs over it",
+			      i);
+	}
+}
+
+/*
  * A failed member comes back (readd; the device is suspended): its log
  * holds what was logged before it failed, which writes since (not
  * logged on it) have made stale.
  */
 int r45_ppl_reset_member(struct r45_array *a, unsigned int i)
 {
-	return a->ppl ? reset_log(&a->ppl->logs[i], true) : 0;
+	return a->ppl ? reset_log(&a->ppl->logs[i], true, false) : 0;
 }
