@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The monitor's decisions (see r45mon.h).  Each call to r45mon_update()
+ * The monitor's decisions (see r45mon.h).  (~1,000 lines in one file:
+ * every policy reads and sets the same per-member acknowledgement and
+ * rebuild state, and its unit test drives them as one engine.)  Each
+ * call to r45mon_update()
  * compares a target's status with the previous one, logs every change
  * once, then acts by the device's policy:
  *

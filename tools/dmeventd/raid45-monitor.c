@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * raid45-monitor: register raid45 devices with dmeventd (the plugin
- * libdevmapper-event-raid45.so), with a per-device policy.
+ * libdevmapper-event-raid45.so), with a per-device policy.  (~1,300
+ * lines in one file: one command, its subcommands sharing the
+ * configuration files and the registration; the dmraid table conversion
+ * and the checks of files run as root are apart, r45dmraid.c and
+ * r45safe.c.)
  *
  *   raid45-monitor register <dm-name> [--policy warn|spare|hold]
  *           [--hook PROG] [--spare DEV]... [--timeout SECONDS]
