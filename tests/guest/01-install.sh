@@ -1,5 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
+# cost: 201
 # "make install" (into a writable overlay of /lib/modules/<release>, with
 # depmod) lets a dmsetup create naming raid45 load the module by itself.
 . "$(dirname "$0")/lib.sh"

@@ -1,14 +1,19 @@
 #!/bin/bash
 # kernels: 6.1 7
+# cost: 210
 # Layout identity with md, both directions: data written through md reads
 # back byte-identical through raid45 over the same members at md's data
 # offset; data written through raid45 reads back identical through md,
 # and md's own check finds no parity mismatch.
 #   R45_LAYOUT_TYPES / R45_LAYOUT_CHUNKS / R45_LAYOUT_DISKS override the matrix.
-# To keep CI short the kernels that make check runs it on split the matrix (the
-# layout code is the same on all): every type, member count and chunk size
-# runs on each, and every combination of the three on one of them
-# (lib.sh on_this_kernel).  R45_LAYOUT_ALL=1 runs every combination.
+# To keep CI short (issue 32) make check runs every pair of the three
+# dimensions, not every triple: each type at each member count, once, at
+# a chunk size that turns with them (every type and every member count
+# meets every chunk size too).  A layout bug shows in a type at a member
+# count; the chunk size scales the map.  The kernels that make check runs
+# it on split those 32 (lib.sh on_this_kernel; the layout code is the same
+# on all): each runs every type, member count and chunk size.
+# R45_LAYOUT_ALL=1, or check-full (R45_SPLIT_ALL=1), runs all 96.
 . "$(dirname "$0")/lib.sh"
 load_module
 modprobe raid456 || die "no md raid456"
@@ -59,7 +64,10 @@ for type in $types; do
 		ci=0
 		for chunk in $chunks; do
 			ci=$((ci + 1))
-			[ "${R45_LAYOUT_ALL:-0}" = 1 ] || on_this_kernel $ti $ni $ci || continue
+			if [ "${R45_LAYOUT_ALL:-${R45_SPLIT_ALL:-0}}" != 1 ]; then
+				[ $((ci - 1)) = $(((ti + ni) % 3)) ] && on_this_kernel $ti $ni ||
+					continue
+			fi
 			devs=()
 			for i in $(seq 0 $((n - 1))); do devs+=("/dev/ram$i"); done
 			# shellcheck disable=SC2046

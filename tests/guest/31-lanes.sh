@@ -1,5 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
+# cost: 119
 # Stripes handed between lanes.  With lane_spill 0 a stripe that no lane
 # holds goes to the least loaded lane, on a tie another than the one that
 # last had it, so on 2 CPUs neighbouring stripes, and one stripe's

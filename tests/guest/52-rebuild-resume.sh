@@ -1,5 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
+# cost: 45
 # Issue 27, finding 4: with a disk log and dev_to_init, a resume must
 # continue the rebuild where it stopped, and once the rebuild finished a
 # suspend/resume must start nothing.  On 73011ff the log was created
@@ -11,7 +12,8 @@
 #    rebuilt (dev_to_init 3) with a fresh disk log, member 0's reads
 #    slowed so that the rebuild takes a while;
 #  - two suspend/resume cycles mid-rebuild: the sync count never drops
-#    below where the suspend left it;
+#    below where the suspend left it; in the first, a reload that would
+#    drop the rebuild (dev_to_init -1) is refused (issue 31);
 #  - once finished: a suspend/resume, then nothing runs for 3 s (count
 #    full, action idle);
 #  - the data reads back and the parity checker finds every stripe right
@@ -51,6 +53,16 @@ for cycle in 1 2; do
 	dmsetup suspend r45r || die "suspend"
 	before=$(count)
 	[ "$before" -lt "$regions" ] || die "the rebuild finished before cycle $cycle"
+	if [ $cycle = 1 ]; then
+		# a reload may not drop the unfinished rebuild: member 3's
+		# blocks are not all there (dev_to_init -1 would read them)
+		dmesg -C
+		expect_fail "a reload without dev_to_init mid-rebuild" \
+			dmsetup load r45r --table "$(mk_table -1)"
+		dmesg | grep -q "Member 3 is being rebuilt: keep it in its place" ||
+			die "the refusal's reason: $(dmesg | tail -n 3)"
+		[ -z "$(dmsetup table --inactive r45r)" ] || die "a refused load left a table"
+	fi
 	dmsetup resume r45r || die "resume"
 	after=$(count)
 	sleep 0.5

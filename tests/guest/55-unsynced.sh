@@ -1,5 +1,6 @@
 #!/bin/bash
 # kernels: 7
+# cost: 60
 # Writes ahead of the resync (issue 11, finding 2; md's rule: always
 # reconstruct-write beyond the resync point).  Members full of random
 # data, the array created with "sync" and frozen at once so that the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # kernels: 6.1 7
+# cost: 32
 # Issue 27, finding 7: a read-only table writes nothing, to the members
 # or to the log: no resync or rebuild, no write-back of a block rebuilt
 # after a read error, no write of the disk log (dm-log's disk log writes

@@ -1,5 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
+# cost: 260
 # Issue 26: the partial parity log in use.  RAID5 with a PPL area in
 # front of every member's data: fio verify with mixed sizes (partial and
 # full stripes), the raw members' parity right, the status says "ppl",
@@ -135,6 +136,89 @@ dmsetup remove r45p || die "remove"
 "$PARCHECK" -t raid5_ls -c 64 -o 2048 -n $((per_dev / 64)) /dev/mapper/m0 /dev/mapper/m1 \
 	/dev/ram$N /dev/mapper/m3 >/tmp/pc2 || { cat /tmp/pc2; die "parity after the spare's rebuild"; }
 cleanup_all
+
+# A log entry whose modified data member is missing at the replay (issue
+# 31, finding 7), made by hand (ppl-forge.py) over row 0 of raid5_ls
+# (data on members 0, 1, 2, parity on 3; 4 KiB blocks at array sectors
+# 0, 64, 128).  Member 0 is missing when the array comes back.
+#  lone: the entry modified member 0's block alone and parity landed:
+#        the stripe is skipped, parity gives the block as written;
+#  pair: it modified members 0 and 1's blocks, member 1's landed and
+#        parity did not: no parity makes member 0's block right (it may
+#        or may not have landed), so the row's region is untrusted and
+#        the block fails with EIO, never computed from that parity.
+blk() { # <dev> <sector> <file>: one 4 KiB block, uncached
+	dd if="$1" of="$3" bs=512 skip="$2" count=8 iflag=direct status=none ||
+		die "read $1 at $2"
+}
+put() { # <file> <dev> <sector>
+	dd if="$1" of="$2" bs=512 seek="$3" count=8 oflag=direct conv=notrunc status=none ||
+		die "write $2 at $3"
+}
+xor() { # <out> <in>...: the xor of 4 KiB files
+	python3 -c 'import sys
+r = bytearray(4096)
+for f in sys.argv[2:]:
+    for i, b in enumerate(open(f, "rb").read(4096)):
+        r[i] ^= b
+open(sys.argv[1], "wb").write(r)' "$@"
+}
+degraded0() { # the table with member 0 missing
+	local t="0 $len raid45 core 2 512 nosync raid5_ls 1 64 ppl -2040 2040 0x0badcafe $N -1 - -" i
+	for i in $(seq 1 $((N - 1))); do t+=" /dev/ram$i 2048"; done
+	echo "$t"
+}
+for case in lone pair; do
+	make_ramdisks $N $mib
+	for i in $(seq 0 $((N - 1))); do fill_dev /dev/ram$i $mib /dev/zero; done
+	dmsetup create r45p --table "$(mk ppl -2040 2040 0x0badcafe)" || die "$case: create"
+	dd if=/dev/urandom of=/dev/mapper/r45p bs=64k count=16 oflag=direct status=none ||
+		die "$case: write"
+	for d in 0 1 2; do blk /dev/mapper/r45p $((d * 64)) /tmp/a$d; done
+	dmsetup remove r45p || die "$case: remove"
+	# the layout the entry assumes: row 0's data blocks on members 0-2
+	for d in 0 1 2; do
+		blk /dev/ram$d 2048 /tmp/raw
+		cmp -s /tmp/raw /tmp/a$d || die "$case: array block $((d * 64)) is not on member $d"
+	done
+	head -c 4096 /dev/urandom >/tmp/n0
+	head -c 4096 /dev/urandom >/tmp/n1
+	if [ $case = lone ]; then
+		xor /tmp/pp /tmp/a1 /tmp/a2
+		xor /tmp/pnew /tmp/n0 /tmp/a1 /tmp/a2
+		put /tmp/pnew /dev/ram3 2048
+		python3 "$(dirname "$0")/ppl-forge.py" /dev/ram3 8 0x0badcafe 0 4096 4096 3 \
+			/tmp/pp || die "$case: forge"
+	else
+		put /tmp/n1 /dev/ram1 2048
+		python3 "$(dirname "$0")/ppl-forge.py" /dev/ram3 8 0x0badcafe 0 4096 8192 3 \
+			/tmp/a2 || die "$case: forge"
+	fi
+	dmesg -C
+	dmsetup create r45p --table "$(degraded0)" || die "$case: degraded activation"
+	if [ $case = lone ]; then
+		dmesg | grep -q "0 entries replayed, 1 skipped" ||
+			die "lone: the entry not skipped: $(dmesg | grep -i 'parity log')"
+		blk /dev/mapper/r45p 0 /tmp/got
+		cmp -s /tmp/got /tmp/n0 ||
+			die "lone: member 0's block is not as written (parity landed)"
+	else
+		if dd if=/dev/mapper/r45p of=/tmp/got bs=512 count=8 iflag=direct \
+			status=none 2>/tmp/dd.err; then
+			if cmp -s /tmp/got /tmp/a0; then w="the old block"
+			elif cmp -s /tmp/got /tmp/n0; then w="the new block"
+			else w="neither the old nor the new block"; fi
+			die "pair: member 0's block read from parity that cannot give it ($w)"
+		fi
+		grep -q "Input/output error" /tmp/dd.err || die "pair: $(cat /tmp/dd.err)"
+		dmesg | grep -q "1 not" ||
+			die "pair: the entry's region not untrusted: $(dmesg | grep -i 'parity log')"
+		blk /dev/mapper/r45p 64 /tmp/got
+		cmp -s /tmp/got /tmp/n1 || die "pair: member 1's block is not as it landed"
+	fi
+	dmsetup remove r45p || die "$case: remove"
+	cleanup_all
+done
 
 # md's format both ways (crash-harness.py): raid45 crashes over an md
 # array's members with md's PPL area and md recovers from raid45's log

@@ -1,4 +1,5 @@
 #!/bin/bash
+# cost: 5
 # Allocation failure, on a fault-injection kernel (scripts/build-debug-kernel;
 # skipped elsewhere).  With failslab and fail_page_alloc armed for every
 # kernel allocation (ignore-gfp-wait N, min-order 0; user pages left out),

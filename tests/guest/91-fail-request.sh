@@ -1,4 +1,5 @@
 #!/bin/bash
+# cost: 5
 # Member I/O errors at random, on a fault-injection kernel (skipped
 # elsewhere): fail_make_request fails 3 % of the requests that reach one
 # member's ramdisk (two members for RAID6) while fio writes and verifies

@@ -1,4 +1,5 @@
 #!/bin/bash
+# cost: 245
 # Memory pressure and swap: forward progress.  In a guest with little
 # memory (scripts/check-debug boots this test alone with 384 MiB; skipped
 # in a guest with more than 768 MiB), swap lives on one raid45 array and

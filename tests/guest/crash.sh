@@ -1,4 +1,5 @@
 #!/bin/bash
+# cost: 92
 # The disk dirty log across a clean deactivation and a hard power-off.
 # Members and log are files in the share's persist/ folder (they outlive
 # the guest), attached as loop devices.  Run by scripts/check in two
