@@ -13,7 +13,7 @@
 #    slowed so that the rebuild takes a while;
 #  - two suspend/resume cycles mid-rebuild: the sync count never drops
 #    below where the suspend left it; in the first, a reload that would
-#    drop the rebuild (dev_to_init -1) is refused (issue 31);
+#    drop the rebuild (another member to rebuild) is refused (issue 31);
 #  - once finished: a suspend/resume, then nothing runs for 3 s (count
 #    full, action idle);
 #  - the data reads back and the parity checker finds every stripe right
@@ -55,13 +55,17 @@ for cycle in 1 2; do
 	[ "$before" -lt "$regions" ] || die "the rebuild finished before cycle $cycle"
 	if [ $cycle = 1 ]; then
 		# a reload may not drop the unfinished rebuild: member 3's
-		# blocks are not all there (dev_to_init -1 would read them)
+		# blocks are not all there (another member to rebuild would
+		# read them); kept in its place, the rebuild goes on
 		dmesg -C
-		expect_fail "a reload without dev_to_init mid-rebuild" \
-			dmsetup load r45r --table "$(mk_table -1)"
+		expect_fail "a reload naming member 2 to rebuild mid-rebuild" \
+			dmsetup load r45r --table "$(mk_table 2)"
 		dmesg | grep -q "Member 3 is being rebuilt: keep it in its place" ||
 			die "the refusal's reason: $(dmesg | tail -n 3)"
 		[ -z "$(dmsetup table --inactive r45r)" ] || die "a refused load left a table"
+		dmsetup load r45r --table "$(mk_table -1)" ||
+			die "a reload keeping member 3 in its place refused"
+		dmsetup clear r45r || die "clear"
 	fi
 	dmsetup resume r45r || die "resume"
 	after=$(count)
