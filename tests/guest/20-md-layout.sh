@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1 7
-# cost: 210
+# cost: 230
 # Layout identity with md, both directions: data written through md reads
 # back byte-identical through raid45 over the same members at md's data
 # offset; data written through raid45 reads back identical through md,
@@ -102,4 +102,5 @@ for type in $types; do
 		done
 	done
 done
+[ "$combos" -gt 0 ] || die "no combination ran"
 echo "$combos combinations identical to md"

@@ -163,6 +163,9 @@ for f in sys.argv[2:]:
         r[i] ^= b
 open(sys.argv[1], "wb").write(r)' "$@"
 }
+unsafe_reads() { # <dev>: the status' count of refused reads (the 6th word after the log's)
+	dmsetup status "$1" | awk '{ n = $4; i = n + 5 + $(n + 8); print $(i + 9) }'
+}
 degraded0() { # the table with member 0 missing
 	local t="0 $len raid45 core 2 512 nosync raid5_ls 1 64 ppl -2040 2040 0x0badcafe $N -1 - -" i
 	for i in $(seq 1 $((N - 1))); do t+=" /dev/ram$i 2048"; done
@@ -203,6 +206,7 @@ for case in lone pair; do
 		dmesg | grep -q "0 entries replayed, 1 skipped" ||
 			die "lone: the entry not skipped: $(dmesg | grep -i 'parity log')"
 	else
+		u0=$(unsafe_reads r45p)
 		if dd if=/dev/mapper/r45p of=/tmp/got bs=512 count=8 iflag=direct \
 			status=none 2>/tmp/dd.err; then
 			if cmp -s /tmp/got /tmp/a0; then w="the old block"
@@ -211,8 +215,11 @@ for case in lone pair; do
 			die "pair: member 0's block read from parity that cannot give it ($w)"
 		fi
 		grep -q "Input/output error" /tmp/dd.err || die "pair: $(cat /tmp/dd.err)"
-		dmesg | grep -q "1 not" ||
-			die "pair: the entry's region not untrusted: $(dmesg | grep -i 'parity log')"
+		[ "$(unsafe_reads r45p)" = $((u0 + 1)) ] ||
+			die "pair: the refused read not counted: $u0 -> $(unsafe_reads r45p)"
+		# refused for the missing member (-ENODEV), not for a field
+		dmesg | grep -q "PPL of member 3: entry 0 (sector 0) not replayed (-19)" ||
+			die "pair: the entry's region not untrusted: $(dmesg | grep -i 'ppl\|parity log')"
 		blk /dev/mapper/r45p 64 /tmp/got
 		cmp -s /tmp/got /tmp/n1 || die "pair: member 1's block is not as it landed"
 	fi
