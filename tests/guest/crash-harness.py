@@ -642,13 +642,38 @@ def burst(dev, k):
 
 def stuck(k):
     """A point that takes this long is stuck: the kernel's stacks of the
-    blocked tasks go to its log (sysrq w) for the diagnosis."""
+    blocked tasks go to its log (sysrq w) for the diagnosis, and to our
+    output every device's status and the kernel stack of every task of
+    ours and of dmsetup (a suspend waits interruptibly: sysrq w misses
+    it; 88 once hung so on the debug kernel)."""
     print("point %d: stuck for 300 s: blocked tasks to the kernel log" % k,
           flush=True)
     with open("/proc/sys/kernel/printk", "w") as f:
         f.write("8")
     with open("/proc/sysrq-trigger", "w") as f:
         f.write("w")
+    try:
+        print(subprocess.run(["dmsetup", "status"], capture_output=True,
+                             text=True, timeout=10).stdout, flush=True)
+    except (OSError, subprocess.SubprocessError) as e:
+        print("dmsetup status: %s" % e)
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            comm = open("/proc/%s/comm" % pid).read().strip()
+            if comm not in ("dmsetup", "python3") and \
+                    not comm.startswith("kworker"):
+                continue
+            for tid in os.listdir("/proc/%s/task" % pid):
+                st = open("/proc/%s/task/%s/stack" % (pid, tid)).read()
+                if comm.startswith("kworker") and "raid45" not in st and \
+                        "r45_" not in st:
+                    continue
+                print("task %s/%s %s:\n%s" % (pid, tid, comm, st),
+                      flush=True)
+        except OSError:
+            continue
 
 
 def point(k, dev):
