@@ -1,5 +1,5 @@
 #!/bin/bash
-# cost: 8
+# cost: 6
 # The module loads with its dependencies and registers target raid45 1.x.
 . "$(dirname "$0")/lib.sh"
 load_module

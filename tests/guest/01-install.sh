@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 200
+# cost: 207
 # (on 6.1 since issue 32: its modules are not compressed, and depmod in
 # the TCG guest took 56 s there alone, against 201 s over 6.12's xz
 # modules beside another guest; but 207 s in make check's first boot,

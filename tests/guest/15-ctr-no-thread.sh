@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 18
+# cost: 12
 # Constructors whose threads cannot be created (issue 11 finding 6:
 # e6df961 destroyed the dirty log twice when the sync thread's
 # kthread_run failed).  kernel.threads-max is lowered, from inside the

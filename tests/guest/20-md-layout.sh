@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1 7
-# cost: 230
+# cost: 180
 # Layout identity with md, both directions: data written through md reads
 # back byte-identical through raid45 over the same members at md's data
 # offset; data written through raid45 reads back identical through md,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# cost: 80
+# cost: 90
 # fio mixed random I/O with crc32c verification (512 B..1 MiB blocks,
 # 512-byte aligned offsets, 4 jobs), then the raw members' parity is
 # recomputed; once more while the stripe cache is resized under load.

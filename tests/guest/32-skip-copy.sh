@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1 7
-# cost: 97
+# cost: 113
 # skip_copy (issue 14): with the module parameter on, an array asks for
 # stable writes (6.11 and later), and whole-stripe writes of page cache
 # pages under writeback on a file system with stable writes go to the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 65
+# cost: 43
 # Issue 27, finding 4: with a disk log and dev_to_init, a resume must
 # continue the rebuild where it stopped, and once the rebuild finished a
 # suspend/resume must start nothing.  On 73011ff the log was created

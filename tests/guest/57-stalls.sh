@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 66
+# cost: 48
 # No stalls (issue 11, must-show 4): while a resync with 64 MiB regions
 # runs under random writes, "frozen", "idle", "bandwidth set 1" and
 # stripe cache resizes never hold an application write longer than one

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 16
+# cost: 10
 # A member lost during the initial resync (issue 11, finding 8): the
 # resync stops, and the regions it had not made consistent stay out of
 # sync (md keeps such an array dirty-degraded) instead of being counted

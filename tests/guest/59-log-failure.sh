@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 13
+# cost: 10
 # A dirty log that cannot be flushed (issue 11, finding 8): a write whose
 # region mark cannot be made durable fails with an error, as dm-raid1's
 # do, instead of reaching the members unlogged (after a crash its region

@@ -1,5 +1,5 @@
 #!/bin/bash
-# cost: 130
+# cost: 160
 # A member fails under a verified fio load (its wrapper swapped to
 # dm-error): dmsetup wait returns, writes are held (status "held", fio
 # stalls) until allow_writes, then no verify error, that member and only

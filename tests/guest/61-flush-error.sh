@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 19
+# cost: 13
 # Issue 27, finding 6: one rule for a member whose flush fails, md's (and
 # the one the disk log's member flushes already followed): the member is
 # failed and the flush succeeds while the others hold every block; its

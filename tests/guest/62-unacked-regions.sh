@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 44
+# cost: 29
 # Writes let go before user space recorded a member failure keep their
 # region dirty (md keeps the bitmap bits of writes to a degraded array).
 # A plain suspend ends the hold without allow_writes: the held write goes

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 51
+# cost: 39
 # Issue 31, region trust with one owner (md-compat/trust.c); each part
 # fails on 1057240:
 #  A (finding 2) a disk log written for another region size: its bits

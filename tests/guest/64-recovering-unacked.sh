@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 33
+# cost: 29
 # Issue 27, finding 1: a write let go while a member failure was
 # unrecorded (a plain suspend ends the hold) completes on a region that
 # the rebuild is preparing.  dm_rh_mark_nosync() ends that region's

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1 7
-# cost: 53
+# cost: 45
 # Read errors (issue 11, finding 3; md's rule: a block that cannot be read
 # is rebuilt from the others and written back to its member, which remaps
 # the sector; only a failing rewrite, or too many errors, fail a member).

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12 7
-# cost: 337
+# cost: 230
 # RAID6: for every pair of members of a 5-member array, both fail at
 # different moments of a verified fio load (the layout rotates through
 # raid6_zr/nr/nc): no verify error, health shows exactly those two D's.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1 7
-# cost: 158
+# cost: 124
 # Discard (issue 14): taken only when every member takes write-zeroes
 # (loop devices over tmpfs files: yes; brd: no, and then the array must
 # not advertise it; a member that refuses it later gets zeroes written).

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1 7
-# cost: 65
+# cost: 60
 # An interrupted suspend: dm undoes presuspend without a resume
 # (presuspend_undo), so the array must run on as if resumed.  Member 0
 # sits behind dm-delay, so that "dmsetup suspend" waits for in-flight

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 50
+# cost: 27
 # Issue 27, finding 5: a suspend waits for the resync's step, whose
 # stripes wait for member I/O.  A member that stops answering (here: its
 # dm wrapper suspended with --noflush, which queues its I/O) held

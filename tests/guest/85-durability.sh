@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 82
+# cost: 54
 # Durability order of the disk log's clean bits (issue 11, finding 1):
 # dm-log-writes under every member and under the disk log device record
 # what reached stable storage and when; a raid45 RAID5 array with a disk

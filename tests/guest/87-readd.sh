@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 51
+# cost: 41
 # Issue 28, item 3: a member that came back (a path lost for a while) is
 # re-added with "readd <idx>" and rebuilt only in the regions written
 # while it was out (md's bitmap re-add), not whole.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 260
+# cost: 273
 # Issue 26: the partial parity log in use.  RAID5 with a PPL area in
 # front of every member's data: fio verify with mixed sizes (partial and
 # full stripes), the raw members' parity right, the status says "ppl",

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 156
+# cost: 128
 # Teardown under load: 100 cycles of an array created with "sync" (its
 # resync running) under fio random writes, ended in turn by
 #   0  a reload (suspend, load with another stripe cache and bandwidth,

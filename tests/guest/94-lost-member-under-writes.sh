@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 50
+# cost: 48
 # The scenario of issue 12's unexplained panic ("Fatal exception in
 # interrupt" about 10 s after boot, once in four runs on 6.12), and
 # variations of it: four 64 MiB members behind dm-linear, all holding the
