@@ -163,9 +163,7 @@ for f in sys.argv[2:]:
         r[i] ^= b
 open(sys.argv[1], "wb").write(r)' "$@"
 }
-unsafe_reads() { # <dev>: the status' count of refused reads (the 6th word after the log's)
-	dmsetup status "$1" | awk '{ n = $4; i = n + 5 + $(n + 8); print $(i + 9) }'
-}
+unsafe_reads() { ext_word "$1" 6; }	# the status' count of refused reads
 degraded0() { # the table with member 0 missing
 	local t="0 $len raid45 core 2 512 nosync raid5_ls 1 64 ppl -2040 2040 0x0badcafe $N -1 - -" i
 	for i in $(seq 1 $((N - 1))); do t+=" /dev/ram$i 2048"; done
