@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The persistent description of a raid45 array (issue 35): what the
+ * target itself keeps nowhere, since it writes no metadata on its
+ * members.  One file per array, /etc/raid45/<name>.conf
+ * ($RAID45_CONF_DIR overrides the directory), of "key value..." lines
+ * (docs/raid45.rst, "Array descriptions"):
+ *
+ *   version 1
+ *   name r5
+ *   uuid R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b
+ *   type raid5_ls
+ *   chunk 128
+ *   region 8192
+ *   size 3906248704
+ *   log disk /dev/disk/by-id/nvme-XYZ-part2 sync
+ *   members 4
+ *   member 0 /dev/disk/by-id/ata-A 2048 current
+ *   member 1 /dev/disk/by-id/ata-B 2048 failed
+ *   member 2 /dev/disk/by-id/ata-C 2048 rebuilding
+ *   member 3 - - missing
+ *
+ * One file per array rather than one file for all (as mdadm.conf): the
+ * dmeventd plugin rewrites an array's file when a member fails, one
+ * monitoring thread per array; with a file each, a rename replaces one
+ * array's description and nothing else, no two threads (or a
+ * raid45ctl beside them) ever rewrite the same file for different
+ * arrays, and an admin edits or removes one array without touching the
+ * others (as /etc/lvm/backup/<vg>).
+ *
+ * Pure C, no libdevmapper: parsed, formatted, written and turned into a
+ * table line here, unit-tested by test-r45desc.c.
+ */
+#ifndef R45DESC_H
+#define R45DESC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "r45status.h"
+
+#define R45DESC_VERSION 1
+#define R45DESC_DIR_DEFAULT "/etc/raid45"
+#define R45DESC_DIR_ENV "RAID45_CONF_DIR"
+/* dm's limits (DM_NAME_LEN, DM_UUID_LEN, with their NUL) */
+#define R45DESC_NAME_MAX 128
+#define R45DESC_UUID_MAX 129
+#define R45DESC_PATH_MAX 256
+#define R45DESC_TYPE_MAX 16
+/* a description file is small: refused beyond this */
+#define R45DESC_FILE_MAX 65536
+#define R45DESC_LINE_MAX 1024
+
+enum r45desc_state {
+	R45DESC_CURRENT,	/* holds current data */
+	R45DESC_FAILED,		/* failed: never taken as current again */
+	R45DESC_REBUILDING,	/* being rebuilt whole (<dev_to_init>) */
+	R45DESC_MISSING,	/* not there: the array runs without it */
+};
+
+struct r45desc_member {
+	char path[R45DESC_PATH_MAX];	/* "" for "-" (missing, no device) */
+	uint64_t offset;		/* sectors; unused without a path */
+	enum r45desc_state state;
+};
+
+struct r45desc {
+	char name[R45DESC_NAME_MAX];
+	char uuid[R45DESC_UUID_MAX];
+	char type[R45DESC_TYPE_MAX];	/* raid4, raid5_la, ... raid6_nc */
+	int parity_dev;			/* raid4: -1 (last) or an index */
+	unsigned int chunk;		/* sectors */
+	unsigned int region;		/* sectors */
+	uint64_t size;			/* <len>, sectors */
+	bool disk_log;
+	char log_dev[R45DESC_PATH_MAX];	/* disk log only */
+	bool nosync;			/* the log's sync word */
+	unsigned int stripes;		/* 0: the target's default */
+	unsigned int bandwidth;		/* 0: the target's default */
+	bool ppl;
+	int64_t ppl_offset;
+	uint64_t ppl_size;
+	uint32_t ppl_signature;
+	unsigned int nr_members;
+	struct r45desc_member m[R45_MAX_MEMBERS];
+};
+
+const char *r45desc_state_name(enum r45desc_state s);
+/* The directory of the descriptions: $RAID45_CONF_DIR or /etc/raid45. */
+const char *r45desc_dir(void);
+/* A name raid45ctl accepts for an array (and its file): 0 or -EINVAL. */
+int r45desc_check_name(const char *name);
+/* 2 for raid6_*, 1 for raid4/raid5_*, 0 for an unknown type. */
+unsigned int r45desc_parity_members(const char *type);
+
+/*
+ * Parse a description's text (len bytes; file names it in messages).
+ * 0, or -EINVAL with "<file>:<line>: <why>" (or "<file>: <why>" for
+ * what is missing at the end) in err.  Every key once (member lines
+ * once per index, in order), nothing unknown, every number in range.
+ */
+int r45desc_parse(const char *text, size_t len, const char *file,
+		  struct r45desc *d, char *err, size_t errsize);
+/* The file's text for *d: 0, or -ENOSPC. */
+int r45desc_format(const struct r45desc *d, char *buf, size_t size);
+/*
+ * The raid45 table parameters (what follows "<start> <len> raid45") for
+ * activating the array as described: a failed or missing member as
+ * "- -", the rebuilding one as <dev_to_init>.  0, or -EINVAL (why in
+ * err: more members not current than the type's parity) or -ENOSPC.
+ */
+int r45desc_table(const struct r45desc *d, char *buf, size_t size,
+		  char *err, size_t errsize);
+
+/*
+ * Read and parse the file at path; its name must be <name>.conf of the
+ * name it gives.  0, -ENOENT, or another -errno with why in err.
+ */
+int r45desc_load(const char *path, struct r45desc *d, char *err, size_t errsize);
+
+/*
+ * Between the temporary file's fsync and the rename (a test seam: a
+ * crash there, or a failure): its non-zero return is returned.
+ */
+typedef int (*r45desc_before_rename_fn)(const char *tmp, void *ctx);
+
+/*
+ * Replace the file at path by text, atomically and durably: written to
+ * a temporary file in the same directory, fsync'ed, renamed over path,
+ * the directory fsync'ed.  Whatever happens, path holds either the old
+ * or the new text.  0, or -errno with why in err.
+ */
+int r45desc_write_atomic(const char *path, const char *text, size_t len,
+			 r45desc_before_rename_fn before_rename, void *ctx,
+			 char *err, size_t errsize);
+/* r45desc_format() then r45desc_write_atomic(). */
+int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t errsize);
+
+/*
+ * The description of a dm device: <dir>/<name>.conf, or else the file
+ * in dir whose uuid is uuid (a renamed device).  0 with path filled,
+ * -ENOENT if there is none, -EINVAL if <name>.conf gives another uuid
+ * than a non-empty uuid (why in err), another -errno otherwise.
+ */
+int r45desc_find(const char *dir, const char *name, const char *uuid,
+		 char *path, size_t size, char *err, size_t errsize);
+
+/*
+ * Record, durably, that the members in mask have failed (current and
+ * rebuilding ones become failed; failed and missing ones stay): the
+ * file is rewritten only if something changed.  nr_members is the
+ * array's (the status's): a description of another count is refused.
+ * *changed (may be NULL) gets the members whose state changed.  0, or
+ * -errno with why in err.
+ */
+int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_members,
+			  uint32_t *changed, char *err, size_t errsize);
+
+#endif

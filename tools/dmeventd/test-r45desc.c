@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of r45desc.c, the array descriptions: good files parse,
+ * every malformed form is refused with its file:line message, a
+ * description survives parse -> format -> parse, the table lines built
+ * from descriptions (healthy, a failed, a missing and a rebuilding
+ * member, disk log, ppl, raid4, raid params), the atomic replacement
+ * (a failure or a crash between the write and the rename leaves the old
+ * file), recording failures, finding a description by name or uuid,
+ * and random damage to a file never crashes the parser.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "r45desc.h"
+
+#include "unit-check.h"
+
+static const char good[] =
+	"# an array\n"
+	"version 1\n"
+	"name r5\n"
+	"uuid R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b\n"
+	"\n"
+	"type raid5_ls\n"
+	"chunk 128\n"
+	"region 8192\n"
+	"size 786432\n"
+	"log core nosync\n"
+	"members 4\n"
+	"member 0 /dev/disk/by-id/ata-A 2048 current\n"
+	"member 1 /dev/disk/by-id/ata-B 2048 current\n"
+	"member 2 /dev/disk/by-id/ata-C 2048 current\n"
+	"member 3 /dev/disk/by-id/ata-D 2048 current\n";
+
+static char tmpdir[64];
+
+static int parse(const char *text, struct r45desc *d, char *err, size_t size)
+{
+	return r45desc_parse(text, strlen(text), "t.conf", d, err, size);
+}
+
+/* src with the line starting with key replaced by repl ("" drops it) */
+static void edit(char *buf, size_t size, const char *src, const char *key, const char *repl)
+{
+	const char *p = src, *nl;
+	size_t o = 0, kl = strlen(key);
+
+	buf[0] = '\0';
+	while (*p) {
+		nl = strchr(p, '\n');
+		if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\n'))
+			o += snprintf(buf + o, size - o, "%s%s", repl, repl[0] ? "\n" : "");
+		else
+			o += snprintf(buf + o, size - o, "%.*s\n", (int)(nl - p), p);
+		p = nl + 1;
+	}
+}
+
+static void with_line(char *buf, size_t size, const char *key, const char *repl)
+{
+	edit(buf, size, good, key, repl);
+}
+
+static void test_good(void)
+{
+	int before = failures;
+	struct r45desc d;
+	char err[256], buf[2048];
+
+	CHECK(!parse(good, &d, err, sizeof(err)), "good: %s", err);
+	CHECK(!strcmp(d.name, "r5") && !strcmp(d.type, "raid5_ls") && d.chunk == 128 &&
+	      d.region == 8192 && d.size == 786432 && !d.disk_log && d.nosync &&
+	      d.nr_members == 4 && d.m[3].offset == 2048 &&
+	      !strcmp(d.m[1].path, "/dev/disk/by-id/ata-B") &&
+	      d.m[2].state == R45DESC_CURRENT && d.parity_dev == -1 && !d.ppl,
+	      "good: fields");
+
+	/* tabs, CRLF, trailing blanks, no final newline, states */
+	CHECK(!parse("version 1\r\nname\tx\nuuid u \ntype raid6_nr\nchunk 64\nregion 1024\n"
+		     "size 196608\nlog disk /dev/sdz1\nmembers 5\n"
+		     "member 0 /dev/sda 0 current\nmember 1 /dev/sdb 0 failed\n"
+		     "member 2 - - missing\nmember 3 /dev/sdd 0 rebuilding\n"
+		     "member 4 /dev/sde 0 missing", &d, err, sizeof(err)), "raid6: %s", err);
+	CHECK(d.disk_log && !d.nosync && !strcmp(d.log_dev, "/dev/sdz1") &&
+	      d.m[1].state == R45DESC_FAILED && d.m[2].state == R45DESC_MISSING &&
+	      !d.m[2].path[0] && d.m[3].state == R45DESC_REBUILDING &&
+	      d.m[4].state == R45DESC_MISSING, "raid6: fields");
+
+	with_line(buf, sizeof(buf), "type", "type raid4\nparity 0\nstripes 512\nbandwidth 30\nppl -4080 2048 0x14901a8c");
+	CHECK(!parse(buf, &d, err, sizeof(err)), "raid4: %s", err);
+	CHECK(d.parity_dev == 0 && d.stripes == 512 && d.bandwidth == 30 && d.ppl &&
+	      d.ppl_offset == -4080 && d.ppl_size == 2048 && d.ppl_signature == 0x14901a8c,
+	      "raid4: fields");
+	with_line(buf, sizeof(buf), "type", "type raid5_la\nppl 8 16 12345");
+	CHECK(!parse(buf, &d, err, sizeof(err)) && d.ppl_signature == 12345, "ppl decimal: %s", err);
+	report("r45desc-good", before);
+}
+
+struct bad {
+	const char *key, *repl;	/* good with this line changed */
+	const char *msg;	/* expected in the error */
+};
+
+static const struct bad bads[] = {
+	{ "version", "version 2", "t.conf:2: version \"2\": this program reads version 1" },
+	{ "version", "", "t.conf:2: \"version 1\" must come before" },
+	{ "name", "name", "t.conf:3: name takes 1 word, not 0" },
+	{ "name", "name a b", "t.conf:3: name takes 1 word, not 2" },
+	{ "name", "name ../etc", "t.conf:3: name \"../etc\": 1..127 of" },
+	{ "name", "name a/b", "name \"a/b\"" },
+	{ "name", "", "t.conf: no \"name\" line" },
+	{ "uuid", "", "t.conf: no \"uuid\" line" },
+	{ "type", "type raid1", "t.conf:6: type \"raid1\": must be raid4" },
+	{ "size", "size 786560", "t.conf: size 786560: must be a multiple of 384 (chunk 128 x 3 data members)" },
+	{ "type", "type raid5_ls\nparity 1", "t.conf: parity (line 7) is for raid4 only" },
+	{ "type", "type raid4\nparity 4", "parity 4: there are only 4 members" },
+	{ "type", "type raid4\nparity x", "t.conf:7: parity \"x\": must be -1" },
+	{ "type", "type raid6_nr\nppl 8 16 1", "ppl (line 7): not for RAID6" },
+	{ "type", "type raid5_ls\nppl 8 20 1", "t.conf:7: ppl size 20: must be a multiple of 8" },
+	{ "type", "type raid5_ls\nppl 8 8 1", "ppl size \"8\": must be 16.." },
+	{ "type", "type raid5_ls\nppl x 16 1", "ppl offset \"x\"" },
+	{ "type", "type raid5_ls\nppl 8 16 0x100000000", "ppl signature \"0x100000000\"" },
+	{ "type", "type raid5_ls\nppl 8 16 017", "ppl signature \"017\"" },
+	{ "type", "type raid5_ls\nppl 8 16", "ppl takes 3 words, not 2" },
+	{ "chunk", "chunk 100", "t.conf:7: chunk \"100\": must be a power of two, 8..16384" },
+	{ "chunk", "chunk 32768", "chunk \"32768\": must be a power of two" },
+	{ "chunk", "chunk -64", "chunk \"-64\"" },
+	{ "chunk", "chunk 0128", "chunk \"0128\"" },
+	{ "chunk", "chunk 128\nchunk 128", "t.conf:8: chunk given twice (first on line 7)" },
+	{ "region", "region 4", "t.conf:8: region \"4\": must be a power of two, 8..2147483648" },
+	{ "size", "size 786433", "t.conf: size 786433: must be a multiple of 384" },
+	{ "size", "size 0", "size \"0\": must be 1.." },
+	{ "size", "size 99999999999999999999", "size \"99999999999999999999\"" },
+	{ "log", "log", "log takes 1 to 3 words, not 0" },
+	{ "log", "log mirror", "t.conf:10: log \"mirror\": must be core or disk" },
+	{ "log", "log core maybe", "log: \"maybe\" must be sync or nosync" },
+	{ "log", "log core sync extra", "log: too many words" },
+	{ "log", "log disk", "log disk: the log device is missing" },
+	{ "log", "log disk sdz1", "log device \"sdz1\": must be an absolute path" },
+	{ "log", "log disk /dev/disk/by-id/ata-B", "member 1 is the log device" },
+	{ "members", "members 2", "t.conf:11: members \"2\": must be 3..32" },
+	{ "members", "members 33", "members \"33\": must be 3..32" },
+	{ "members", "members 5", "t.conf: members 5, but 4 member lines" },
+	{ "members", "", "t.conf:11: member before the \"members\" line" },
+	{ "member 0", "member 0 /dev/disk/by-id/ata-A 2048", "member takes 4 words, not 3" },
+	{ "member 1", "member 1 /dev/x 0 dead", "t.conf:13: member 1: state \"dead\": must be current" },
+	{ "member 1", "member 1 dev/x 0 current", "member 1 \"dev/x\": must be an absolute path" },
+	{ "member 1", "member 1 /dev/x -5 current", "member 1: offset \"-5\"" },
+	{ "member 1", "member 1 - - current", "member 1: a member without a device (\"-\") must be missing" },
+	{ "member 1", "member 1 - 0 missing", "a member without a device (\"-\") has no offset" },
+	{ "member 1", "member 2 /dev/x 0 current", "t.conf:13: member 2: expected member 1" },
+	{ "member 1", "member 9 /dev/x 0 current", "member index \"9\": must be 0..3" },
+	{ "member 1", "member 0 /dev/x 0 current", "member 0: expected member 1" },
+	{ "member 1", "member 1 /dev/disk/by-id/ata-A 0 current", "members 0 and 1 are both /dev/disk/by-id/ata-A" },
+	{ "member 1", "member 1 /dev/b 0 rebuilding\nmember 2 /dev/c 0 rebuilding\nmember 3 /dev/d 0 current\n#",
+	  "members 1 and 2 both rebuilding" },
+	{ "chunk", "colour blue", "t.conf:7: unknown key \"colour\"" },
+	{ "chunk", "chunk 128 # a comment", "chunk takes 1 word, not 4" },
+	{ "chunk", "chunk\x01 128", "t.conf:7: a control character (0x01)" },
+	{ "stripes", "", NULL },	/* optional: still good */
+	{ "type", "type raid5_ls\nstripes 4", "stripes \"4\": must be 8..16384" },
+	{ "type", "type raid5_ls\nbandwidth 101", "bandwidth \"101\": must be 1..100" },
+	{ "type", "type raid5_ls\nname x", "t.conf:7: name given twice (first on line 3)" },
+	{ "uuid", "uuid x a b c d e f g h i", "too many words" },
+};
+
+static void test_bad(void)
+{
+	int before = failures;
+	struct r45desc d;
+	char err[256], buf[4096];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bads); i++) {
+		int r;
+
+		/* the "member 1" lines go with the rest of their list */
+		if (!strcmp(bads[i].key, "member 1") && strstr(bads[i].repl, "member 3"))
+			snprintf(buf, sizeof(buf), "%.*s%s\n", (int)(strstr(good, "member 1") - good),
+				 good, bads[i].repl);
+		else
+			with_line(buf, sizeof(buf), bads[i].key, bads[i].repl);
+		memset(err, 'x', sizeof(err));
+		r = parse(buf, &d, err, sizeof(err));
+		if (!bads[i].msg) {
+			CHECK(!r, "case %u (%s): refused: %s", i, bads[i].repl, err);
+			continue;
+		}
+		CHECK(r == -EINVAL, "case %u (%s): accepted", i, bads[i].repl);
+		CHECK(strstr(err, bads[i].msg), "case %u: \"%s\" not in \"%s\"", i, bads[i].msg, err);
+	}
+
+	/* what a line cannot say */
+	CHECK(r45desc_parse("version 1\nna\0me x\n", 17, "t.conf", &d, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "t.conf:2: a NUL byte"), "NUL: %s", err);
+	memset(buf, 'a', sizeof(buf));
+	memcpy(buf, "version 1\n# ", 12);
+	buf[sizeof(buf) - 1] = '\0';
+	CHECK(parse(buf, &d, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "t.conf:2: line longer than 1023 bytes"), "long line: %s", err);
+	CHECK(parse("", &d, err, sizeof(err)) == -EINVAL && strstr(err, "t.conf: no \"version\" line"),
+	      "empty: %s", err);
+	/* a tiny error buffer is enough to refuse */
+	CHECK(parse("nonsense", &d, err, 4) == -EINVAL && strlen(err) == 3, "small err");
+	CHECK(parse("nonsense", &d, NULL, 0) == -EINVAL, "no err");
+	report("r45desc-malformed", before);
+}
+
+static void test_round_trip(void)
+{
+	int before = failures;
+	struct r45desc d, d2;
+	char err[256], buf[R45DESC_FILE_MAX], buf2[R45DESC_FILE_MAX], in[2048];
+	static const char *const variants[][2] = {
+		{ "type raid4\nparity 2\nppl -4080 2048 0xdeadbeef\nstripes 1024\nbandwidth 5",
+		  "log core sync" },
+		{ "type raid5_la", "log core nosync" },
+		{ "type raid5_rs", "log disk /dev/mapper/log sync" },
+		{ "type raid6_nc", "log disk /dev/mapper/log nosync" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(variants); i++) {
+		char tmp[2048];
+
+		with_line(tmp, sizeof(tmp), "type", variants[i][0]);
+		edit(in, sizeof(in), tmp, "log", variants[i][1]);
+		if (i == 3)	/* 4 members, raid6: 2 data */
+			edit(tmp, sizeof(tmp), in, "size", "size 524288");
+		else
+			snprintf(tmp, sizeof(tmp), "%s", in);
+		snprintf(in, sizeof(in), "%s", tmp);
+		if (parse(in, &d, err, sizeof(err))) {
+			CHECK(0, "variant %u: %s", i, err);
+			continue;
+		}
+		d.m[1].state = R45DESC_FAILED;
+		memset(d.m[3].path, 0, sizeof(d.m[3].path));
+		d.m[3].offset = 0;
+		d.m[3].state = R45DESC_MISSING;
+		CHECK(!r45desc_format(&d, buf, sizeof(buf)), "format");
+		CHECK(!parse(buf, &d2, err, sizeof(err)), "variant %u: parse back: %s\n%s", i, err, buf);
+		CHECK(!memcmp(&d, &d2, sizeof(d)), "variant %u: not the same after a round trip\n%s",
+		      i, buf);
+		CHECK(!r45desc_format(&d2, buf2, sizeof(buf2)) && !strcmp(buf, buf2),
+		      "variant %u: formatted differently", i);
+	}
+	CHECK(r45desc_format(&d, buf, 100) == -ENOSPC, "short buffer");
+	report("r45desc-round-trip", before);
+}
+
+static void table_of(const char *text, char *tab, size_t size, char *err, size_t errsize, int *r)
+{
+	struct r45desc d;
+
+	*r = parse(text, &d, err, errsize);
+	if (*r) {
+		CHECK(0, "parse: %s", err);
+		return;
+	}
+	*r = r45desc_table(&d, tab, size, err, errsize);
+}
+
+static void test_table(void)
+{
+	int before = failures, r;
+	char in[2048], tab[1024], err[512];
+
+	table_of(good, tab, sizeof(tab), err, sizeof(err), &r);
+	CHECK(!r && !strcmp(tab, "core 2 8192 nosync raid5_ls 1 128 4 -1 "
+			    "/dev/disk/by-id/ata-A 2048 /dev/disk/by-id/ata-B 2048 "
+			    "/dev/disk/by-id/ata-C 2048 /dev/disk/by-id/ata-D 2048"),
+	      "healthy: %s", tab);
+
+	with_line(in, sizeof(in), "member 1", "member 1 /dev/disk/by-id/ata-B 2048 failed");
+	table_of(in, tab, sizeof(tab), err, sizeof(err), &r);
+	CHECK(!r && strstr(tab, " 4 -1 /dev/disk/by-id/ata-A 2048 - - /dev/disk/by-id/ata-C 2048 "),
+	      "failed: %s", tab);
+
+	with_line(in, sizeof(in), "member 2", "member 2 /dev/disk/by-id/ata-E 0 rebuilding");
+	table_of(in, tab, sizeof(tab), err, sizeof(err), &r);
+	CHECK(!r && strstr(tab, " 4 2 /dev/disk/by-id/ata-A 2048 /dev/disk/by-id/ata-B 2048 /dev/disk/by-id/ata-E 0 "),
+	      "rebuilding: %s", tab);
+
+	with_line(in, sizeof(in), "member 3", "member 3 - - missing");
+	table_of(in, tab, sizeof(tab), err, sizeof(err), &r);
+	CHECK(!r && strstr(tab, "/dev/disk/by-id/ata-C 2048 - -") && tab[strlen(tab) - 1] == '-',
+	      "missing: %s", tab);
+
+	with_line(in, sizeof(in), "log", "log disk /dev/disk/by-id/nvme-L-part2");
+	table_of(in, tab, sizeof(tab), err, sizeof(err), &r);
+	CHECK(!r && !strncmp(tab, "disk 3 /dev/disk/by-id/nvme-L-part2 8192 sync raid5_ls 1 128 4 -1 ", 66),
+	      "disk log: %s", tab);
+
+	with_line(in, sizeof(in), "type", "type raid5_ls\nppl -4080 2048 0x14901a8c");
+	table_of(in, tab, sizeof(tab), err, sizeof(err), &r);
+	CHECK(!r && strstr(tab, " raid5_ls 1 128 ppl -4080 2048 0x14901a8c 4 -1 /dev/"),
+	      "ppl: %s", tab);
+
+	with_line(in, sizeof(in), "type", "type raid4\nbandwidth 25");
+	table_of(in, tab, sizeof(tab), err, sizeof(err), &r);
+	CHECK(!r && strstr(tab, " raid4 -1 5 128 -1 -1 -1 25 4 -1 "), "raid4: %s", tab);
+	with_line(in, sizeof(in), "type", "type raid4\nparity 0\nstripes 300");
+	table_of(in, tab, sizeof(tab), err, sizeof(err), &r);
+	CHECK(!r && strstr(tab, " raid4 0 5 128 300 -1 -1 -1 4 -1 "), "raid4 parity 0: %s", tab);
+
+	/* more not current than parity: refused with the numbers */
+	{
+		char in2[2048];
+
+		snprintf(in2, sizeof(in2), "%.*smember 1 /dev/b 0 failed\nmember 2 - - missing\n"
+			 "member 3 /dev/d 0 current\n", (int)(strstr(good, "member 1") - good), good);
+		table_of(in2, tab, sizeof(tab), err, sizeof(err), &r);
+		CHECK(r == -EINVAL && strstr(err, "r5: 2 of 4 members are not current") &&
+		      strstr(err, "the 1 parity member of raid5_ls"), "too many out: %d %s", r, err);
+	}
+	table_of(good, tab, 20, err, sizeof(err), &r);
+	CHECK(r == -ENOSPC, "short buffer: %d", r);
+	report("r45desc-table", before);
+}
+
+/* ---- files ---- */
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f && fputs(text, f) >= 0 && !fclose(f), "write %s", path);
+}
+
+static char *get_file(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Files in tmpdir whose name starts with prefix. */
+static int count_files(const char *prefix)
+{
+	DIR *dp = opendir(tmpdir);
+	struct dirent *de;
+	int n = 0;
+
+	if (!dp)
+		return -1;
+	while ((de = readdir(dp)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(dp);
+	return n;
+}
+
+static int fail_rename(const char *tmp, void *ctx)
+{
+	char buf[256];
+
+	/* the new text is complete in the temporary file, the old in place */
+	CHECK(get_file(tmp, buf, sizeof(buf)) && !strcmp(buf, "new\n"), "temp: %s", buf);
+	CHECK(get_file((const char *)ctx, buf, sizeof(buf)) && !strcmp(buf, "old\n"), "old: %s", buf);
+	return -EIO;
+}
+
+static int crash(const char *tmp, void *ctx)
+{
+	(void)tmp;
+	(void)ctx;
+	_exit(0);
+}
+
+static void test_atomic(void)
+{
+	int before = failures, r, status;
+	char path[128], buf[256], err[256];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/a.conf", tmpdir);
+	put_file(path, "old\n");
+	r = r45desc_write_atomic(path, "new\n", 4, fail_rename, path, err, sizeof(err));
+	CHECK(r == -EIO && strstr(err, "stopped before the rename"), "failure: %d %s", r, err);
+	CHECK(get_file(path, buf, sizeof(buf)) && !strcmp(buf, "old\n"), "after failure: %s", buf);
+	CHECK(count_files(".a.conf.") == 0, "temporary file left after a failure");
+
+	/* a crash between the write and the rename: the old file, whole */
+	pid = fork();
+	if (pid == 0) {
+		r45desc_write_atomic(path, "new\n", 4, crash, NULL, err, sizeof(err));
+		_exit(1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "crash child");
+	CHECK(get_file(path, buf, sizeof(buf)) && !strcmp(buf, "old\n"), "after crash: %s", buf);
+	CHECK(count_files(".a.conf.") == 1, "the crash's temporary file is there");
+
+	/* and the next write goes through */
+	r = r45desc_write_atomic(path, "new\n", 4, NULL, NULL, err, sizeof(err));
+	CHECK(!r && get_file(path, buf, sizeof(buf)) && !strcmp(buf, "new\n"), "write: %s", err);
+	{
+		struct stat sb;
+
+		CHECK(!stat(path, &sb) && (sb.st_mode & 0777) == 0644, "mode %o", sb.st_mode & 0777);
+	}
+	r = r45desc_write_atomic("/nonexistent-dir/a.conf", "x", 1, NULL, NULL, err, sizeof(err));
+	CHECK(r == -ENOENT && strstr(err, "cannot create a temporary file in /nonexistent-dir"),
+	      "no dir: %d %s", r, err);
+	r = r45desc_write_atomic("a.conf", "x", 1, NULL, NULL, err, sizeof(err));
+	CHECK(r == -EINVAL, "relative: %d", r);
+	report("r45desc-atomic-write", before);
+}
+
+static void test_load_record_find(void)
+{
+	int before = failures, r;
+	char path[128], found[256], err[512], buf[4096];
+	struct r45desc d;
+	struct stat a, b;
+	uint32_t ch;
+
+	snprintf(path, sizeof(path), "%s/r5.conf", tmpdir);
+	put_file(path, good);
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)), "load: %s", err);
+
+	/* member 1 fails: recorded, rewritten */
+	CHECK(!stat(path, &a), "stat");
+	r = r45desc_record_failed(path, 1u << 1, 4, &ch, err, sizeof(err));
+	CHECK(!r && ch == 2u, "record: %d %s", r, err);
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[1].state == R45DESC_FAILED &&
+	      d.m[0].state == R45DESC_CURRENT, "recorded: %s", err);
+	CHECK(!stat(path, &b) && a.st_ino != b.st_ino, "not replaced by a rename");
+	/* again: nothing changes, nothing written */
+	r = r45desc_record_failed(path, 1u << 1, 4, &ch, err, sizeof(err));
+	CHECK(!r && !ch && !stat(path, &a) && a.st_ino == b.st_ino, "rewritten for nothing");
+	/* a rebuilding member fails; a missing one stays missing */
+	d.m[2].state = R45DESC_REBUILDING;
+	d.m[3].path[0] = '\0';
+	d.m[3].state = R45DESC_MISSING;
+	CHECK(!r45desc_save(path, &d, err, sizeof(err)), "save: %s", err);
+	r = r45desc_record_failed(path, 0xe, 4, &ch, err, sizeof(err));
+	CHECK(!r && ch == 4u, "record 1-3: %d %x %s", r, ch, err);
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[2].state == R45DESC_FAILED &&
+	      d.m[3].state == R45DESC_MISSING, "states after");
+	/* the wrong array: refused */
+	r = r45desc_record_failed(path, 1, 5, &ch, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "describes 4 members, the array has 5"), "count: %s", err);
+	snprintf(buf, sizeof(buf), "%s/none.conf", tmpdir);
+	r = r45desc_record_failed(buf, 1, 4, &ch, err, sizeof(err));
+	CHECK(r == -ENOENT, "missing file: %d", r);
+	/* a damaged file: refused with the line */
+	put_file(buf, "version 1\nname none\nchunk 7\n");
+	r = r45desc_record_failed(buf, 1, 4, &ch, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "none.conf:3: chunk \"7\""), "damaged: %s", err);
+	/* a file whose name is not its array's */
+	snprintf(buf, sizeof(buf), "%s/other.conf", tmpdir);
+	put_file(buf, good);
+	CHECK(r45desc_load(buf, &d, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "its file must be r5.conf"), "name: %s", err);
+	unlink(buf);
+	snprintf(buf, sizeof(buf), "%s/none.conf", tmpdir);
+	unlink(buf);
+
+	/* find: by name, by uuid (renamed), the name with another uuid */
+	r = r45desc_find(tmpdir, "r5", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", found,
+			 sizeof(found), err, sizeof(err));
+	CHECK(!r && !strcmp(found, path), "by name: %d %s", r, err);
+	r = r45desc_find(tmpdir, "r5", "", found, sizeof(found), err, sizeof(err));
+	CHECK(!r && !strcmp(found, path), "by name, no uuid: %d %s", r, err);
+	r = r45desc_find(tmpdir, "renamed", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", found,
+			 sizeof(found), err, sizeof(err));
+	CHECK(!r && !strcmp(found, path), "by uuid: %d %s", r, err);
+	r = r45desc_find(tmpdir, "r5", "OTHER", found, sizeof(found), err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "another array's description"), "other uuid: %d %s", r, err);
+	r = r45desc_find(tmpdir, "x", "OTHER", found, sizeof(found), err, sizeof(err));
+	CHECK(r == -ENOENT && strstr(err, "no description of x (uuid OTHER)"), "none: %d %s", r, err);
+	r = r45desc_find(tmpdir, "../x", NULL, found, sizeof(found), err, sizeof(err));
+	CHECK(r == -ENOENT, "bad name: %d", r);
+	r = r45desc_find("/nonexistent-dir", "x", "U", found, sizeof(found), err, sizeof(err));
+	CHECK(r == -ENOENT, "no dir: %d", r);
+	report("r45desc-record-find", before);
+}
+
+/* Random damage to a good file: refused or accepted, never a crash. */
+static void test_fuzz(void)
+{
+	int before = failures, ok = 0, i, j;
+	char buf[sizeof(good)], tab[2048], err[256];
+	struct r45desc d;
+	unsigned int seed = 35;
+
+	for (i = 0; i < 50000; i++) {
+		memcpy(buf, good, sizeof(good));
+		for (j = 0; j < 1 + i % 4; j++) {
+			size_t at = (size_t)rand_r(&seed) % (sizeof(good) - 1);
+			static const char chars[] = " \n-/0123456789#x\t\r\0\x7f\xff";
+
+			buf[at] = chars[(unsigned int)rand_r(&seed) % (sizeof(chars) - 1)];
+		}
+		if (!r45desc_parse(buf, sizeof(good) - 1, "f", &d, err, sizeof(err))) {
+			ok++;
+			(void)r45desc_table(&d, tab, sizeof(tab), err, sizeof(err));
+			CHECK(!r45desc_format(&d, tab, sizeof(tab)), "format");
+		}
+	}
+	printf("  fuzz: 50000 files, %d accepted\n", ok);
+	report("r45desc-fuzz", before);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-r45desc.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_good();
+	test_bad();
+	test_round_trip();
+	test_table();
+	test_atomic();
+	test_load_record_find();
+	test_fuzz();
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		if (system(cmd))
+			printf("  could not remove %s\n", tmpdir);
+	}
+	return failures ? 1 : 0;
+}
