@@ -39,6 +39,7 @@
 #include <sys/wait.h>
 #include <libdevmapper.h>
 #include <libdevmapper-event.h>
+#include "r45desc.h"
 #include "r45mon.h"
 #include "r45safe.h"
 #include "r45syslog.h"
@@ -455,6 +456,43 @@ static void pd_replaced(void *ctx, unsigned int k, const char *old, const char *
 			   k, file);
 }
 
+/*
+ * The array's description (/etc/raid45/<name>.conf, found by the dm name
+ * or the UUID): the members that failed are recorded in it before any
+ * allow_writes names them (r45mon.c).  -ENOENT: the array has none.  A
+ * description only root can change is written (it decides what the next
+ * activation takes for current); one describing a raid45 target that is
+ * not at sector 0, or another number of members, is refused: writes stay
+ * held and the log says why.
+ */
+static int pd_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
+			    char *err, size_t errsize)
+{
+	struct plugin_dev *pd = ctx;
+	char path[PATH_MAX], why[PATH_MAX + 128];
+	uint32_t changed;
+	int r;
+
+	r = r45desc_find(r45desc_dir(), pd->mon.name, pd->uuid, path, sizeof(path),
+			 err, errsize);
+	if (r)
+		return r;
+	if (start) {
+		snprintf(err, errsize, "%s describes a raid45 target at sector 0, this one starts at %llu",
+			 path, (unsigned long long)start);
+		return -EINVAL;
+	}
+	r = r45_trusted_file(path, R45SAFE_OWNER, why, sizeof(why));
+	if (r) {
+		snprintf(err, errsize, "%s not written: %s (it must be a regular file owned by root that only root can change)",
+			 path, why);
+		return r == -ENOENT ? -EIO : r;
+	}
+	r = r45desc_record_failed(path, mask, nr, &changed, err, errsize);
+	/* found a moment ago: gone now is not "no description" */
+	return r == -ENOENT ? -EIO : r;
+}
+
 static const struct r45mon_ops plugin_ops = {
 	.get_table = pd_get_table,
 	.reload = pd_reload,
@@ -463,6 +501,7 @@ static const struct r45mon_ops plugin_ops = {
 	.spare_info = pd_spare_info,
 	.log = pd_log,
 	.replaced = pd_replaced,
+	.record_failed = pd_record_failed,
 };
 
 /* ---- status ---- */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include "r45desc.h"
 
@@ -818,19 +819,55 @@ int r45desc_find(const char *dir, const char *name, const char *uuid,
 	return r;
 }
 
+int r45desc_lock(const char *path, char *err, size_t errsize)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd, r;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
+		snprintf(err, errsize, "%s: not an absolute path", path);
+		return -EINVAL;
+	}
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return ferr(err, errsize, "%s: %s", dir, strerror(errno));
+	while (flock(fd, LOCK_EX)) {
+		if (errno == EINTR)
+			continue;
+		r = ferr(err, errsize, "%s: cannot lock it: %s", dir, strerror(errno));
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+void r45desc_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* drops the flock */
+}
+
 int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_members,
 			  uint32_t *changed, char *err, size_t errsize)
 {
 	struct r45desc *d = malloc(sizeof(*d));
 	uint32_t ch = 0;
 	unsigned int i;
-	int r;
+	int r, lock;
 
 	if (changed)
 		*changed = 0;
 	if (!d) {
 		snprintf(err, errsize, "%s: out of memory", path);
 		return -ENOMEM;
+	}
+	lock = r45desc_lock(path, err, errsize);
+	if (lock < 0) {
+		free(d);
+		return lock;
 	}
 	r = r45desc_load(path, d, err, errsize);
 	if (r)
@@ -854,6 +891,7 @@ int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_membe
 	if (!r && changed)
 		*changed = ch;
 out:
+	r45desc_unlock(lock);
 	free(d);
 	return r;
 }

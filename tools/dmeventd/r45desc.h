@@ -146,12 +146,20 @@ int r45desc_find(const char *dir, const char *name, const char *uuid,
 		 char *path, size_t size, char *err, size_t errsize);
 
 /*
+ * Serialise the changes of descriptions (the plugin's threads and
+ * raid45ctl): an exclusive flock() on the directory of path, held until
+ * r45desc_unlock().  A descriptor, or -errno with why in err.
+ */
+int r45desc_lock(const char *path, char *err, size_t errsize);
+void r45desc_unlock(int fd);
+
+/*
  * Record, durably, that the members in mask have failed (current and
  * rebuilding ones become failed; failed and missing ones stay): the
  * file is rewritten only if something changed.  nr_members is the
  * array's (the status's): a description of another count is refused.
  * *changed (may be NULL) gets the members whose state changed.  0, or
- * -errno with why in err.
+ * -errno with why in err.  Takes r45desc_lock() itself.
  */
 int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_members,
 			  uint32_t *changed, char *err, size_t errsize);

@@ -7,8 +7,12 @@
  * compares a target's status with the previous one, logs every change
  * once, then acts by the device's policy:
  *
- *   a member failed      run the hook once ("MemberFailed"); a member
- *                        whose hook exited 0 is acknowledged by name
+ *   a member failed      record it in the array's description when it
+ *                        has one (record_failed, whatever the policy:
+ *                        until that succeeds, no allow_writes names it);
+ *                        run the hook once ("MemberFailed"); a member
+ *                        whose hook exited 0 (and whose failure the
+ *                        description records) is acknowledged by name
  *                        (message "allow_writes <idx>..." naming the
  *                        failed members so recorded, never the bare form,
  *                        which would acknowledge failures that happened
@@ -622,6 +626,7 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 		}
 		if (m->dead && !t->m[i].failed) {
 			t->m[i].failed = true;
+			t->m[i].rec = R45MON_REC_NONE;
 			t->m[i].ack = R45MON_ACK_NONE;
 			t->m[i].ack_sent = false;
 			TLOG(LOG_ERR, "member %u (%s) failed", i, devno);
@@ -897,7 +902,9 @@ static bool spare_policy(struct r45mon_dev *d, struct r45mon_target *t,
 	int k = -1;
 
 	for (i = 0; i < st->nr_members; i++) {
-		if (st->members[i].dead && t->m[i].ack == R45MON_ACK_OK) {
+		/* a reload acknowledges: only a failure recorded everywhere */
+		if (st->members[i].dead && t->m[i].ack == R45MON_ACK_OK &&
+		    t->m[i].rec != R45MON_REC_NONE) {
 			k = (int)i;
 			break;
 		}
@@ -927,6 +934,49 @@ static bool spare_policy(struct r45mon_dev *d, struct r45mon_target *t,
 	return false;
 }
 
+/*
+ * Record the failures not recorded yet in the array's description, if it
+ * has one, before anything acknowledges them: a later activation from
+ * the description must not take a failed member for current.  A failure
+ * that cannot be recorded keeps writes held (act() names only recorded
+ * members) and is tried again at the next update.
+ */
+static void record(struct r45mon_dev *d, struct r45mon_target *t,
+		   const struct r45_status *st)
+{
+	char err[512] = "", list[LIST_MAX];
+	enum r45mon_rec rec = R45MON_REC_NODESC;
+	uint32_t mask = 0;
+	unsigned int i;
+	int r = -ENOENT;
+
+	for (i = 0; i < st->nr_members; i++)
+		if (st->members[i].dead && t->m[i].rec == R45MON_REC_NONE)
+			mask |= 1u << i;
+	if (!mask)
+		return;
+	if (d->ops->record_failed)
+		r = d->ops->record_failed(d->ctx, t->start, mask, st->nr_members,
+					  err, sizeof(err));
+	member_list(mask, ", ", list, sizeof(list));
+	if (r && r != -ENOENT) {
+		if (!t->record_error_logged)
+			TLOG(LOG_ERR, "cannot record the failure of member%s %s in the array's description: %s: writes stay held (tried again at the next event or timeout)",
+			     plural(mask), list, err[0] ? err : strerror(-r));
+		t->record_error_logged = true;
+		return;
+	}
+	t->record_error_logged = false;
+	if (!r) {
+		rec = R45MON_REC_DONE;
+		TLOG(LOG_NOTICE, "the failure of member%s %s is recorded in the array's description",
+		     plural(mask), list);
+	}
+	for (i = 0; i < st->nr_members; i++)
+		if (mask & (1u << i))
+			t->m[i].rec = rec;
+}
+
 static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 		const struct r45_status *st)
 {
@@ -936,6 +986,7 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 	char devno[32];
 	int rc;
 
+	record(d, t, st);
 	for (i = 0; i < st->nr_members; i++) {
 		struct r45mon_member *m = &t->m[i];
 
@@ -957,7 +1008,7 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 				     rc < 0 ? "could not be run" : "failed", d->name, i);
 			}
 		}
-		if (m->ack != R45MON_ACK_OK) {
+		if (m->ack != R45MON_ACK_OK || m->rec == R45MON_REC_NONE) {
 			all_ok = false;
 			continue;
 		}

@@ -88,6 +88,16 @@ struct r45mon_ops {
 	 */
 	void (*replaced)(void *ctx, unsigned int k, const char *old, const char *path,
 			 const char *devno);
+	/*
+	 * optional: record, durably, in the array's description (r45desc.h)
+	 * that the members in mask (of nr) of the target at start have
+	 * failed.  0 once recorded; -ENOENT if the array has no description
+	 * (nothing to record there); any other -errno, with why in err, if
+	 * it could not be recorded: then no allow_writes names them, and it
+	 * is tried again at the next update
+	 */
+	int (*record_failed)(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
+			     char *err, size_t errsize);
 };
 
 enum r45mon_ack {
@@ -97,8 +107,16 @@ enum r45mon_ack {
 	R45MON_ACK_HOLD,	/* policy hold: an operator decides */
 };
 
+/* The failure in the array's description (record_failed). */
+enum r45mon_rec {
+	R45MON_REC_NONE,	/* not recorded (yet): no allow_writes for it */
+	R45MON_REC_DONE,	/* recorded in the description */
+	R45MON_REC_NODESC,	/* the array has no description */
+};
+
 struct r45mon_member {
 	bool failed;		/* failure seen (and logged) */
+	enum r45mon_rec rec;
 	enum r45mon_ack ack;
 	bool ack_sent;		/* the kernel took an allow_writes naming it */
 	bool no_spare_logged;
@@ -120,6 +138,7 @@ struct r45mon_target {
 	bool dead_logged;
 	bool parse_error_logged;
 	bool message_error_logged;
+	bool record_error_logged;
 	uint32_t bad_spares;	/* spares that failed to load (bit per spare) */
 };
 

@@ -69,7 +69,19 @@ struct fake {
 	int bad_status;		/* print garbage */
 	char replaced[8][128];	/* the replaced op's calls */
 	int nr_replaced;
+	/* the description (record_failed): scripted answers, calls */
+	int record_rc[16];
+	char records[16][64];
+	int nr_records;
+	char seq[2048];		/* records, messages and reloads, in order */
 };
+
+static void seq_add(struct fake *f, const char *fmt, const char *arg)
+{
+	size_t o = strlen(f->seq);
+
+	snprintf(f->seq + o, sizeof(f->seq) - o, fmt, arg);
+}
 
 static void fake_init(struct fake *f, unsigned int n, const char *type)
 {
@@ -163,6 +175,7 @@ static int fake_reload(void *ctx, uint64_t start, const char *params, char *err,
 		return -EINVAL;
 	}
 	f->nr_reloads++;
+	seq_add(f, "%s;", "reload");
 	snprintf(f->table, sizeof(f->table), "%s", params);
 	snprintf(f->log_words, sizeof(f->log_words), "%s %u", t.log_type, t.nr_log_params);
 	for (i = 0; i < t.nr_log_params; i++) {
@@ -206,6 +219,7 @@ static int fake_message(void *ctx, uint64_t start, const char *msg)
 
 	if (f->nr_msgs < 16)
 		snprintf(f->msgs[f->nr_msgs++], sizeof(f->msgs[0]), "%s", msg);
+	seq_add(f, "%s;", msg);
 	if (start != 0 || strncmp(msg, "allow_writes", 12) ||
 	    (msg[12] && msg[12] != ' '))
 		return -EINVAL;
@@ -305,6 +319,25 @@ static void fake_replaced(void *ctx, unsigned int k, const char *old, const char
 			 k, old, path, devno);
 }
 
+static int fake_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
+			      char *err, size_t errsize)
+{
+	struct fake *f = ctx;
+	int i = f->nr_records;
+	char call[64];
+
+	CHECK(start == 0 && nr == f->n, "record_failed(%llu, %u)", (unsigned long long)start, nr);
+	if (i >= 16)
+		return -E2BIG;
+	snprintf(call, sizeof(call), "record %#x", mask);
+	snprintf(f->records[i], sizeof(f->records[i]), "%s", call);
+	seq_add(f, "%s;", call);
+	f->nr_records++;
+	if (f->record_rc[i] && f->record_rc[i] != -ENOENT)
+		snprintf(err, errsize, "/etc/raid45/r45.conf: No space left on device");
+	return f->record_rc[i];
+}
+
 static const struct r45mon_ops fake_ops = {
 	.get_table = fake_get_table,
 	.reload = fake_reload,
@@ -313,6 +346,18 @@ static const struct r45mon_ops fake_ops = {
 	.spare_info = fake_spare_info,
 	.log = fake_log,
 	.replaced = fake_replaced,
+};
+
+/* the same with a description to record failures in */
+static const struct r45mon_ops desc_ops = {
+	.get_table = fake_get_table,
+	.reload = fake_reload,
+	.message = fake_message,
+	.run_hook = fake_run_hook,
+	.spare_info = fake_spare_info,
+	.log = fake_log,
+	.replaced = fake_replaced,
+	.record_failed = fake_record_failed,
 };
 
 /* Lines logged that contain s. */
@@ -339,8 +384,8 @@ static void event(struct r45mon_dev *d, struct fake *f)
 	CHECK(0, "still acting after 8 passes");
 }
 
-static void setup(struct r45mon_dev *d, struct fake *f, enum r45mon_policy p,
-		  const char *hook, unsigned int nr_spares)
+static void setup_ops(struct r45mon_dev *d, struct fake *f, enum r45mon_policy p,
+		      const char *hook, unsigned int nr_spares, const struct r45mon_ops *ops)
 {
 	struct r45mon_conf conf;
 	unsigned int i;
@@ -357,11 +402,17 @@ static void setup(struct r45mon_dev *d, struct fake *f, enum r45mon_policy p,
 		f->spares[i].sectors = 1 << 20;
 	}
 	conf.nr_spares = nr_spares;
-	r45mon_init(d, "r45", &conf, &fake_ops, f);
+	r45mon_init(d, "r45", &conf, ops, f);
 	event(d, f);
 	/* fake_ops' spare paths point into conf: keep them in d */
 	for (i = 0; i < nr_spares; i++)
 		f->spares[i].path = d->conf.spares[i];
+}
+
+static void setup(struct r45mon_dev *d, struct fake *f, enum r45mon_policy p,
+		  const char *hook, unsigned int nr_spares)
+{
+	setup_ops(d, f, p, hook, nr_spares, &fake_ops);
 }
 
 static void fail(struct fake *f, unsigned int m)
@@ -882,6 +933,105 @@ static void test_conf(void)
 	report("r45mon-config", before);
 }
 
+/*
+ * With a description, the failure is recorded in it before allow_writes,
+ * whatever the policy; a record that fails keeps writes held (logged
+ * once, tried again at every update); without a description (-ENOENT)
+ * nothing changes.
+ */
+static void test_record(void)
+{
+	int before = failures, i;
+	struct r45mon_dev d;
+	struct fake f;
+
+	/* warn, no hook: record, then allow_writes naming the member */
+	fake_init(&f, 4, "raid5_ls");
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	fail(&f, 2);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x4;allow_writes 2;"), "order: %s", f.seq);
+	CHECK(!f.held && logged(&f, "the failure of member 2 is recorded in the array's description") == 1,
+	      "recorded and released");
+	for (i = 0; i < 3; i++)
+		event(&d, &f);
+	CHECK(f.nr_records == 1 && f.nr_messages == 1, "again: %d records", f.nr_records);
+
+	/* warn with a hook: the record comes first, the hook runs too */
+	fake_init(&f, 4, "raid5_ls");
+	setup_ops(&d, &f, R45MON_WARN, "/bin/hook", 0, &desc_ops);
+	fail(&f, 1);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;allow_writes 1;") && f.nr_hooks == 1,
+	      "with hook: %s, %d hooks", f.seq, f.nr_hooks);
+
+	/* the record fails: no allow_writes, writes held, logged once */
+	fake_init(&f, 4, "raid5_ls");
+	f.record_rc[0] = f.record_rc[1] = f.record_rc[2] = -ENOSPC;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	fail(&f, 3);
+	event(&d, &f);
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(!f.nr_msgs && f.held, "allow_writes sent without the record: %s", f.seq);
+	CHECK(f.nr_records == 3, "not tried again: %d", f.nr_records);
+	CHECK(logged(&f, "cannot record the failure of member 3 in the array's description: /etc/raid45/r45.conf: No space left on device: writes stay held") == 1,
+	      "why logged once");
+	/* then it can be recorded: released */
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x8;record 0x8;record 0x8;record 0x8;allow_writes 3;") && !f.held,
+	      "after the record: %s", f.seq);
+
+	/* no description: writes go on as before */
+	fake_init(&f, 4, "raid5_ls");
+	f.record_rc[0] = -ENOENT;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	fail(&f, 0);
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x1;allow_writes 0;") && !f.held, "no description: %s", f.seq);
+	CHECK(!logged(&f, "description"), "no description: logged");
+
+	/* policy hold: recorded, writes stay held for the operator */
+	fake_init(&f, 4, "raid5_ls");
+	setup_ops(&d, &f, R45MON_HOLD, NULL, 0, &desc_ops);
+	fail(&f, 2);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x4;") && f.held, "hold: %s", f.seq);
+
+	/* policy spare: no reload (which acknowledges) before the record */
+	fake_init(&f, 4, "raid5_ls");
+	f.record_rc[0] = -EIO;
+	setup_ops(&d, &f, R45MON_SPARE, NULL, 1, &desc_ops);
+	fail(&f, 1);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;") && f.held && !f.nr_reloads, "spare, not recorded: %s",
+	      f.seq);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;"), "spare: %s", f.seq);
+
+	/* RAID6: a second failure while the first is recorded */
+	fake_init(&f, 5, "raid6_nr");
+	f.record_rc[1] = -EIO;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	fail(&f, 0);
+	event(&d, &f);
+	fail(&f, 4);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x1;allow_writes 0;record 0x10;") && f.held,
+	      "raid6, second not recorded: %s", f.seq);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x1;allow_writes 0;record 0x10;record 0x10;allow_writes 0 4;") &&
+	      !f.held, "raid6: %s", f.seq);
+
+	/* dmeventd restarted with writes held: recorded first too */
+	fake_init(&f, 4, "raid5_ls");
+	fail(&f, 2);
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	CHECK(!strcmp(f.seq, "record 0x4;allow_writes 2;") && !f.held, "restart: %s", f.seq);
+	report("r45mon-record-before-allow-writes", before);
+}
+
 int main(void)
 {
 	test_warn();
@@ -894,5 +1044,6 @@ int main(void)
 	test_restart();
 	test_changes();
 	test_conf();
+	test_record();
 	return failures ? 1 : 0;
 }
