@@ -465,8 +465,8 @@ static void pd_replaced(void *ctx, unsigned int k, const char *old, const char *
  * not at sector 0, or another number of members, is refused: writes stay
  * held and the log says why.
  */
-static int pd_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
-			    char *err, size_t errsize)
+static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
+		     bool failed, char *err, size_t errsize)
 {
 	struct plugin_dev *pd = ctx;
 	char path[PATH_MAX], why[PATH_MAX + 128];
@@ -488,9 +488,24 @@ static int pd_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned i
 			 path, why);
 		return r == -ENOENT ? -EIO : r;
 	}
-	r = r45desc_record_failed(path, mask, nr, &changed, err, errsize);
+	if (failed)
+		r = r45desc_record_failed(path, mask, nr, &changed, err, errsize);
+	else
+		r = r45desc_record_rebuilt(path, mask, nr, &changed, err, errsize);
 	/* found a moment ago: gone now is not "no description" */
 	return r == -ENOENT ? -EIO : r;
+}
+
+static int pd_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
+			    char *err, size_t errsize)
+{
+	return pd_record(ctx, start, mask, nr, true, err, errsize);
+}
+
+static int pd_record_rebuilt(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
+			     char *err, size_t errsize)
+{
+	return pd_record(ctx, start, 1u << k, nr, false, err, errsize);
 }
 
 static const struct r45mon_ops plugin_ops = {
@@ -502,6 +517,7 @@ static const struct r45mon_ops plugin_ops = {
 	.log = pd_log,
 	.replaced = pd_replaced,
 	.record_failed = pd_record_failed,
+	.record_rebuilt = pd_record_rebuilt,
 };
 
 /* ---- status ---- */

@@ -579,6 +579,66 @@ int r45desc_table(const struct r45desc *d, char *buf, size_t size,
 	return 0;
 }
 
+/* ---- geometry ---- */
+
+int r45desc_compute_size(const struct r45desc *d, const uint64_t *sectors,
+			 uint64_t *size, char *err, size_t errsize)
+{
+	unsigned int i, parity = r45desc_parity_members(d->type), data;
+	uint64_t room = UINT64_MAX;
+
+	if (!parity || d->nr_members <= parity || d->nr_members > R45_MAX_MEMBERS || !d->chunk) {
+		snprintf(err, errsize, "not a valid geometry");
+		return -EINVAL;
+	}
+	data = d->nr_members - parity;
+	for (i = 0; i < d->nr_members; i++) {
+		uint64_t r;
+
+		if (!d->m[i].path[0])
+			continue;
+		r = sectors[i] > d->m[i].offset ? sectors[i] - d->m[i].offset : 0;
+		r -= r % d->chunk;
+		if (!r) {
+			snprintf(err, errsize, "member %u (%s): %" PRIu64 " sectors, no room for one chunk (%u sectors) after its offset %" PRIu64,
+				 i, d->m[i].path, sectors[i], d->chunk, d->m[i].offset);
+			return -EINVAL;
+		}
+		if (r < room)
+			room = r;
+	}
+	if (room == UINT64_MAX) {
+		snprintf(err, errsize, "no member with a device");
+		return -EINVAL;
+	}
+	if (room > INT64_MAX / data) {
+		snprintf(err, errsize, "members too large");
+		return -EINVAL;
+	}
+	*size = room * data;
+	return 0;
+}
+
+unsigned int r45desc_default_region(uint64_t size, unsigned int chunk, unsigned int data)
+{
+	uint64_t want = (uint64_t)chunk * data, r = 1024;
+
+	if (want < size >> 20)
+		want = size >> 20;
+	while (r < want && r < (1u << 31))
+		r <<= 1;
+	return (unsigned int)r;
+}
+
+uint64_t r45desc_disk_log_sectors(uint64_t size, unsigned int region)
+{
+	uint64_t regions = region ? (size + region - 1) / region : 0;
+	/* 32-bit words of bits, after 2 header sectors, in 4 KiB blocks */
+	uint64_t bytes = 1024 + (regions + 31) / 32 * 4;
+
+	return (bytes + 4095) / 4096 * 8;
+}
+
 /* ---- files ---- */
 
 __attribute__((format(printf, 3, 4)))
@@ -850,8 +910,12 @@ void r45desc_unlock(int fd)
 		close(fd);	/* drops the flock */
 }
 
-int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_members,
-			  uint32_t *changed, char *err, size_t errsize)
+#define STATE(s) (1u << (s))
+
+/* The members in mask whose state is in from become to, under the lock. */
+static int update(const char *path, uint32_t mask, unsigned int nr_members,
+		  unsigned int from, enum r45desc_state to,
+		  uint32_t *changed, char *err, size_t errsize)
 {
 	struct r45desc *d = malloc(sizeof(*d));
 	uint32_t ch = 0;
@@ -881,8 +945,8 @@ int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_membe
 	for (i = 0; i < nr_members; i++) {
 		if (!(mask & (1u << i)))
 			continue;
-		if (d->m[i].state == R45DESC_CURRENT || d->m[i].state == R45DESC_REBUILDING) {
-			d->m[i].state = R45DESC_FAILED;
+		if (from & STATE(d->m[i].state)) {
+			d->m[i].state = to;
 			ch |= 1u << i;
 		}
 	}
@@ -894,4 +958,18 @@ out:
 	r45desc_unlock(lock);
 	free(d);
 	return r;
+}
+
+int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_members,
+			  uint32_t *changed, char *err, size_t errsize)
+{
+	return update(path, mask, nr_members, STATE(R45DESC_CURRENT) | STATE(R45DESC_REBUILDING),
+		      R45DESC_FAILED, changed, err, errsize);
+}
+
+int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_members,
+			   uint32_t *changed, char *err, size_t errsize)
+{
+	return update(path, mask, nr_members, STATE(R45DESC_REBUILDING), R45DESC_CURRENT,
+		      changed, err, errsize);
 }

@@ -113,6 +113,25 @@ int r45desc_table(const struct r45desc *d, char *buf, size_t size,
 		  char *err, size_t errsize);
 
 /*
+ * <len> for the members of d (their offsets and states set) whose
+ * devices have sectors[i] sectors (missing members: ignored): the
+ * smallest room after an offset, rounded down to whole chunks, times the
+ * data members.  0 with *size set, or -EINVAL (why in err: the member
+ * that has no room for one chunk).
+ */
+int r45desc_compute_size(const struct r45desc *d, const uint64_t *sectors,
+			 uint64_t *size, char *err, size_t errsize);
+/*
+ * A region size for an array of size sectors: a power of two holding a
+ * row (chunk x data members: full-stripe writes are never cut), at least
+ * 1024 sectors, and large enough that the array has at most 2^20 regions
+ * (a 128 KiB bitmap, a disk log of 264 sectors).
+ */
+unsigned int r45desc_default_region(uint64_t size, unsigned int chunk, unsigned int data);
+/* Sectors a disk log needs (dm-log: 2 header sectors, the bitmap, 4 KiB blocks). */
+uint64_t r45desc_disk_log_sectors(uint64_t size, unsigned int region);
+
+/*
  * Read and parse the file at path; its name must be <name>.conf of the
  * name it gives.  0, -ENOENT, or another -errno with why in err.
  */
@@ -163,5 +182,12 @@ void r45desc_unlock(int fd);
  */
 int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_members,
 			  uint32_t *changed, char *err, size_t errsize);
+/*
+ * The same for a finished rebuild: the members in mask that are
+ * rebuilding become current (others stay as they are: a failed one was
+ * replaced by something the description does not name).
+ */
+int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_members,
+			   uint32_t *changed, char *err, size_t errsize);
 
 #endif

@@ -603,6 +603,23 @@ static void action_started(struct r45mon_dev *d, struct r45mon_target *t,
 	}
 }
 
+/* A finished rebuild in the array's description, if it has one. */
+static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
+			   const struct r45_status *st, unsigned int k)
+{
+	char err[512] = "";
+	int r;
+
+	if (!d->ops->record_rebuilt)
+		return;
+	r = d->ops->record_rebuilt(d->ctx, t->start, k, st->nr_members, err, sizeof(err));
+	if (!r)
+		TLOG(LOG_NOTICE, "member %u is current again in the array's description", k);
+	else if (r != -ENOENT)
+		TLOG(LOG_ERR, "cannot record the end of the rebuild of member %u in the array's description: %s: the next activation from it rebuilds the member again",
+		     k, err[0] ? err : strerror(-r));
+}
+
 /* Compare st with the previous status of t and log what changed. */
 static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 		    const struct r45_status *st)
@@ -727,6 +744,7 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 			     t->rebuild, devno, (unsigned long long)st->in_sync,
 			     (unsigned long long)st->regions);
 			t->finalize = t->rebuild;
+			record_rebuilt(d, t, st, (unsigned int)t->rebuild);
 			hook(d, t, "RebuildFinished", st, t->rebuild);
 		} else if (!m->dead) {
 			TLOG(LOG_WARNING, "rebuild of member %d (%s) ended with %llu/%llu regions in sync",

@@ -98,6 +98,14 @@ struct r45mon_ops {
 	 */
 	int (*record_failed)(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
 			     char *err, size_t errsize);
+	/*
+	 * optional: the rebuild of member k (of nr) finished: the
+	 * description calls it current if it called it rebuilding.  0,
+	 * -ENOENT (no description), or -errno with why in err (logged: the
+	 * next activation then rebuilds it again)
+	 */
+	int (*record_rebuilt)(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
+			      char *err, size_t errsize);
 };
 
 enum r45mon_ack {

@@ -451,6 +451,13 @@ static void test_load_record_find(void)
 	CHECK(!r && ch == 4u, "record 1-3: %d %x %s", r, ch, err);
 	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[2].state == R45DESC_FAILED &&
 	      d.m[3].state == R45DESC_MISSING, "states after");
+	/* a rebuild's end: rebuilding -> current, failed stays failed */
+	d.m[2].state = R45DESC_REBUILDING;
+	CHECK(!r45desc_save(path, &d, err, sizeof(err)), "save: %s", err);
+	r = r45desc_record_rebuilt(path, 0x6, 4, &ch, err, sizeof(err));
+	CHECK(!r && ch == 4u, "rebuilt: %d %x %s", r, ch, err);
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[2].state == R45DESC_CURRENT &&
+	      d.m[1].state == R45DESC_FAILED, "states after the rebuild");
 	/* the wrong array: refused */
 	r = r45desc_record_failed(path, 1, 5, &ch, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "describes 4 members, the array has 5"), "count: %s", err);
@@ -488,6 +495,38 @@ static void test_load_record_find(void)
 	r = r45desc_find("/nonexistent-dir", "x", "U", found, sizeof(found), err, sizeof(err));
 	CHECK(r == -ENOENT, "no dir: %d", r);
 	report("r45desc-record-find", before);
+}
+
+static void test_geometry(void)
+{
+	int before = failures;
+	struct r45desc d;
+	uint64_t sectors[4] = { 1000000, 999999, 1000064, 0 }, size = 0;
+	char err[256];
+
+	CHECK(!parse(good, &d, err, sizeof(err)), "parse");
+	/* smallest room: 999999 - 2048 = 997951, in chunks of 128: 997888 */
+	sectors[3] = 2000000;
+	CHECK(!r45desc_compute_size(&d, sectors, &size, err, sizeof(err)) && size == 997888ull * 3,
+	      "size %llu: %s", (unsigned long long)size, err);
+	memset(d.m[1].path, 0, sizeof(d.m[1].path));	/* missing: not counted */
+	d.m[1].state = R45DESC_MISSING;
+	CHECK(!r45desc_compute_size(&d, sectors, &size, err, sizeof(err)) &&
+	      size == (1000000ull - 2048) / 128 * 128 * 3, "missing: %llu", (unsigned long long)size);
+	sectors[2] = 2100;
+	CHECK(r45desc_compute_size(&d, sectors, &size, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "member 2 (/dev/disk/by-id/ata-C): 2100 sectors, no room for one chunk (128 sectors) after its offset 2048"),
+	      "too small: %s", err);
+	/* regions: a row at least, 1024 at least, at most 2^20 regions */
+	CHECK(r45desc_default_region(786432, 128, 3) == 1024, "small: %u",
+	      r45desc_default_region(786432, 128, 3));
+	CHECK(r45desc_default_region(786432, 1024, 3) == 4096, "row");
+	CHECK(r45desc_default_region(3ull * 7814037168ull, 128, 3) == 32768, "3 x 4 TB: %u",
+	      r45desc_default_region(3ull * 7814037168ull, 128, 3));
+	CHECK(r45desc_disk_log_sectors(1ull << 30, 1024) == 264, "log of 2^20 regions: %llu",
+	      (unsigned long long)r45desc_disk_log_sectors(1ull << 30, 1024));
+	CHECK(r45desc_disk_log_sectors(786432, 1024) == 8, "log of 768 regions");
+	report("r45desc-geometry", before);
 }
 
 /* Random damage to a good file: refused or accepted, never a crash. */
@@ -529,6 +568,7 @@ int main(void)
 	test_table();
 	test_atomic();
 	test_load_record_find();
+	test_geometry();
 	test_fuzz();
 	{
 		char cmd[128];

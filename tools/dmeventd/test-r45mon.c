@@ -338,6 +338,20 @@ static int fake_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned
 	return f->record_rc[i];
 }
 
+static int fake_record_rebuilt(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
+			       char *err, size_t errsize)
+{
+	struct fake *f = ctx;
+	char call[32];
+
+	(void)err;
+	(void)errsize;
+	CHECK(start == 0 && nr == f->n, "record_rebuilt(%llu, %u)", (unsigned long long)start, nr);
+	snprintf(call, sizeof(call), "rebuilt %u", k);
+	seq_add(f, "%s;", call);
+	return 0;
+}
+
 static const struct r45mon_ops fake_ops = {
 	.get_table = fake_get_table,
 	.reload = fake_reload,
@@ -358,6 +372,7 @@ static const struct r45mon_ops desc_ops = {
 	.log = fake_log,
 	.replaced = fake_replaced,
 	.record_failed = fake_record_failed,
+	.record_rebuilt = fake_record_rebuilt,
 };
 
 /* Lines logged that contain s. */
@@ -1009,6 +1024,10 @@ static void test_record(void)
 	      f.seq);
 	event(&d, &f);
 	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;"), "spare: %s", f.seq);
+	/* the rebuild's end goes to the description, then the final reload */
+	rebuild_steps(&d, &f, 20);
+	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;rebuilt 1;reload;"),
+	      "spare, rebuilt: %s", f.seq);
 
 	/* RAID6: a second failure while the first is recorded */
 	fake_init(&f, 5, "raid6_nr");
