@@ -1,0 +1,1161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid45ctl: a raid45 array's life from its description,
+ * /etc/raid45/<name>.conf (r45desc.h; docs/raid45.rst, "Array
+ * descriptions"):
+ *
+ *   raid45ctl create <name> [options] <member|missing>...
+ *   raid45ctl activate <name> [--degraded]
+ *   raid45ctl deactivate <name>
+ *   raid45ctl status <name>
+ *   raid45ctl table <name>
+ *   raid45ctl fail-record <name> <idx>
+ *   raid45ctl readd <name> <idx>
+ *   raid45ctl replace <name> <idx> <device> [--offset S] [--force]
+ *
+ * A command of its own rather than more subcommands of raid45-monitor:
+ * raid45-monitor is about dmeventd (registering devices, their policy
+ * files under /etc/dm-raid45/monitor) and works on any raid45 device,
+ * described or not, dmraid's sets included; raid45ctl is the array's
+ * administration for a plain dmsetup user (what mdadm is to md), works
+ * only on described arrays, and needs libblkid, which the monitor does
+ * not.  Both share the parsers (r45status.c, r45desc.c).  Monitoring
+ * stays "raid45-monitor register <name>", which create and activate
+ * print.
+ *
+ * Exit status: 0 done, 1 failed (the message says why), 2 usage.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <blkid/blkid.h>
+#include <libdevmapper.h>
+#include "r45desc.h"
+#include "r45status.h"
+
+#define TABLE_MAX 8192
+#define BY_ID "/dev/disk/by-id"
+
+static const char *prog = "raid45ctl";
+
+__attribute__((format(printf, 1, 2)))
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s create <name> [--type TYPE] [--chunk SECTORS] [--region SECTORS]\n"
+		"           [--log core|DEVICE] [--nosync] [--offset SECTORS] [--parity IDX]\n"
+		"           [--stripes N] [--bandwidth PERCENT] [--uuid UUID] [--force]\n"
+		"           [--dry-run] <member|missing>...\n"
+		"       %s activate <name> [--degraded]\n"
+		"       %s deactivate <name>\n"
+		"       %s status <name>\n"
+		"       %s table <name>\n"
+		"       %s fail-record <name> <idx>\n"
+		"       %s readd <name> <idx>\n"
+		"       %s replace <name> <idx> <device> [--offset SECTORS] [--force]\n"
+		"\n"
+		"Each array is described in %s/<name>.conf ($%s overrides the\n"
+		"directory): its geometry, its members by stable path and each member's\n"
+		"state (current, failed, rebuilding, missing).  Activation never takes a\n"
+		"member recorded failed as current: it starts without it, or rebuilds it.\n"
+		"\n"
+		"create     computes the size from the members (the smallest, less the\n"
+		"           offset, in whole chunks, times the data members), refuses a\n"
+		"           member in use or carrying an md superblock, an LVM PV, a\n"
+		"           partition table or a file system unless --force, records\n"
+		"           /dev/disk/by-id paths for /dev/sdX-style names, writes the\n"
+		"           description and creates /dev/mapper/<name> with its UUID.\n"
+		"           Defaults: raid5_ls, chunk 64, core log \"sync\" (a full resync\n"
+		"           at every activation: use a disk log on real disks), region a\n"
+		"           power of two of at least a row and 1024 sectors, at most 2^20\n"
+		"           regions.  --dry-run prints the description and the table.\n"
+		"activate   creates the device from the description: failed and missing\n"
+		"           members as \"- -\", a rebuilding one as <dev_to_init>.  A current\n"
+		"           member whose device is not there is refused, unless --degraded\n"
+		"           (then it is left out for this activation only).\n"
+		"deactivate removes the device (it must carry the description's UUID).\n"
+		"status     the description and the kernel's view together: health,\n"
+		"           action and progress, members.\n"
+		"table      prints the table line activate would load.\n"
+		"fail-record  records member <idx> failed in the description (durably).\n"
+		"readd      a failed member that is back (same device, same data): the\n"
+		"           kernel's readd (suspend, message, resume), recorded rebuilding.\n"
+		"replace    puts <device> in member <idx>'s place (a failed or missing\n"
+		"           member), recorded rebuilding; reloads the active array.\n"
+		"\n"
+		"The dmeventd plugin (raid45-monitor register <name>) records failed\n"
+		"members in the description before writes go on, and finished rebuilds.\n",
+		prog, prog, prog, prog, prog, prog, prog, prog, R45DESC_DIR_DEFAULT,
+		R45DESC_DIR_ENV);
+}
+
+/* ---- descriptions ---- */
+
+static int desc_path(const char *name, char *path, size_t size)
+{
+	if (r45desc_check_name(name)) {
+		error("\"%s\": not an array name (1..%d of A-Z a-z 0-9 _ - . +, not starting with . or -)",
+		      name, R45DESC_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (snprintf(path, size, "%s/%s.conf", r45desc_dir(), name) >= (int)size) {
+		error("%s/%s.conf: path too long", r45desc_dir(), name);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+static int load(const char *name, struct r45desc *d, char *path, size_t size)
+{
+	char err[512];
+	int r = desc_path(name, path, size);
+
+	if (r)
+		return r;
+	r = r45desc_load(path, d, err, sizeof(err));
+	if (r == -ENOENT)
+		error("no description of %s: %s does not exist (raid45ctl create)", name, path);
+	else if (r)
+		error("%s", err);
+	return r;
+}
+
+static int parse_uint(const char *what, const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || s[0] == '+' || *v > max) {
+		error("%s \"%s\": must be a number up to %" PRIu64, what, s, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_idx(const struct r45desc *d, const char *s, unsigned int *idx)
+{
+	uint64_t v;
+
+	if (parse_uint("member index", s, R45_MAX_MEMBERS, &v))
+		return -EINVAL;
+	if (v >= d->nr_members) {
+		error("%s has members 0..%u, not %s", d->name, d->nr_members - 1, s);
+		return -EINVAL;
+	}
+	*idx = (unsigned int)v;
+	return 0;
+}
+
+/* ---- device-mapper ---- */
+
+static struct dm_task *task(int type, const char *name)
+{
+	struct dm_task *dmt = dm_task_create(type);
+
+	if (dmt && !dm_task_set_name(dmt, name)) {
+		dm_task_destroy(dmt);
+		return NULL;
+	}
+	return dmt;
+}
+
+/* Run dmt (waiting for udev where it creates or removes nodes): 0 or -errno. */
+static int run(struct dm_task *dmt, bool udev)
+{
+	uint32_t cookie = 0;
+	bool waited = false;
+	int r = 0;
+
+	if (udev && dm_task_set_cookie(dmt, &cookie, 0))
+		waited = true;
+	if (!dm_task_run(dmt)) {
+		r = dm_task_get_errno(dmt);
+		r = r > 0 ? -r : -EIO;
+	}
+	if (waited)
+		(void)dm_udev_wait(cookie);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+static int dm_simple(int type, const char *name, bool udev)
+{
+	struct dm_task *dmt = task(type, name);
+
+	return dmt ? run(dmt, udev) : -ENOMEM;
+}
+
+/* 1 active (uuid filled), 0 not, -errno. */
+static int dm_active(const char *name, char *uuid, size_t size)
+{
+	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
+	struct dm_info info;
+	const char *u;
+	int r = -EIO;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (dm_task_run(dmt) && dm_task_get_info(dmt, &info)) {
+		r = info.exists ? 1 : 0;
+		u = info.exists ? dm_task_get_uuid(dmt) : NULL;
+		snprintf(uuid, size, "%s", u ? u : "");
+	}
+	dm_task_destroy(dmt);
+	return r;
+}
+
+static int dm_create(const struct r45desc *d, const char *params)
+{
+	struct dm_task *dmt = task(DM_DEVICE_CREATE, d->name);
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_uuid(dmt, d->uuid) ||
+	    !dm_task_add_target(dmt, 0, d->size, "raid45", params)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	return run(dmt, true);
+}
+
+/* Load params, suspend, resume; resume even when the message of a readd fails. */
+static int dm_reload(const struct r45desc *d, const char *params)
+{
+	struct dm_task *dmt = task(DM_DEVICE_RELOAD, d->name);
+	int r;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_add_target(dmt, 0, d->size, "raid45", params)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	r = run(dmt, false);
+	if (r) {
+		error("loading the new table of %s: %s (the kernel log says why)", d->name,
+		      strerror(-r));
+		return r;
+	}
+	r = dm_simple(DM_DEVICE_SUSPEND, d->name, false);
+	if (r) {
+		error("suspending %s: %s; the new table is left inactive (dmsetup clear %s drops it)",
+		      d->name, strerror(-r), d->name);
+		return r;
+	}
+	r = dm_simple(DM_DEVICE_RESUME, d->name, true);
+	if (r)
+		error("resuming %s: %s: it is left suspended (dmsetup resume %s)", d->name,
+		      strerror(-r), d->name);
+	return r;
+}
+
+static int dm_message(const char *name, const char *msg)
+{
+	struct dm_task *dmt = task(DM_DEVICE_TARGET_MSG, name);
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_sector(dmt, 0) || !dm_task_set_message(dmt, msg)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	return run(dmt, false);
+}
+
+/* The raid45 status at sector 0: 0, or -errno (-ENOENT: no such target). */
+static int dm_status(const char *name, struct r45_status *st)
+{
+	struct dm_task *dmt = task(DM_DEVICE_STATUS, name);
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	int r = -ENOENT;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_no_flush(dmt) || !dm_task_run(dmt)) {
+		dm_task_destroy(dmt);
+		return -EIO;
+	}
+	do {
+		type = params = NULL;
+		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
+		if (type && !s && !strcmp(type, "raid45")) {
+			r = r45_status_parse(params ? params : "", st) ? -EINVAL : 0;
+			break;
+		}
+	} while (next);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* ---- members ---- */
+
+/* A /dev/disk/by-id name of the device rdev (not wwn-/eui.: less readable). */
+static bool by_id(dev_t rdev, char *out, size_t size)
+{
+	struct dirent *de;
+	char best[NAME_MAX + 1] = "", p[PATH_MAX];
+	bool best_plain = false;
+	struct stat sb;
+	DIR *dp = opendir(BY_ID);
+
+	if (!dp)
+		return false;
+	while ((de = readdir(dp))) {
+		bool plain = strncmp(de->d_name, "wwn-", 4) && !strstr(de->d_name, "-eui.");
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", BY_ID, de->d_name);
+		if (stat(p, &sb) || !S_ISBLK(sb.st_mode) || sb.st_rdev != rdev)
+			continue;
+		if (!best[0] || (plain && !best_plain) ||
+		    (plain == best_plain && strcmp(de->d_name, best) < 0)) {
+			snprintf(best, sizeof(best), "%s", de->d_name);
+			best_plain = plain;
+		}
+	}
+	closedir(dp);
+	return best[0] && snprintf(out, size, "%s/%s", BY_ID, best) < (int)size;
+}
+
+/* What blkid finds on the device open as fd: "" for nothing. */
+static int signature(int fd, char *what, size_t size)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *v = NULL;
+	int r;
+
+	what[0] = '\0';
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0) ||
+	    blkid_probe_enable_superblocks(pr, 1) ||
+	    blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) ||
+	    blkid_probe_enable_partitions(pr, 1)) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	r = blkid_do_safeprobe(pr);
+	if (r == -2) {
+		snprintf(what, size, "several signatures (blkid -p says which)");
+	} else if (r == 0) {
+		if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL) && v) {
+			if (!strcmp(v, "linux_raid_member"))
+				snprintf(what, size, "an md superblock (linux_raid_member)");
+			else if (!strcmp(v, "LVM2_member"))
+				snprintf(what, size, "an LVM physical volume (LVM2_member)");
+			else
+				snprintf(what, size, "a signature: %s (a file system or other data)", v);
+		} else if (!blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) && v) {
+			snprintf(what, size, "a %s partition table", v);
+		} else {
+			snprintf(what, size, "a signature");
+		}
+	}
+	blkid_free_probe(pr);
+	return r < 0 && r != -2 ? -EIO : 0;
+}
+
+/*
+ * A new member (create, replace): a block device nobody holds (an
+ * exclusive open fails while a mount, md, LVM or a dm table has it),
+ * without a signature unless force; its size and number.
+ */
+static int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev)
+{
+	char what[128];
+	uint64_t bytes;
+	struct stat sb;
+	int fd, r;
+
+	if (stat(path, &sb)) {
+		error("%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISBLK(sb.st_mode)) {
+		error("%s: not a block device", path);
+		return -ENOTBLK;
+	}
+	*rdev = sb.st_rdev;
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -EBUSY)
+			error("%s (%u:%u) is in use (mounted, or held by md, LVM or a device-mapper table: see /sys/dev/block/%u:%u/holders)",
+			      path, major(sb.st_rdev), minor(sb.st_rdev), major(sb.st_rdev),
+			      minor(sb.st_rdev));
+		else
+			error("%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = ioctl(fd, BLKGETSIZE64, &bytes) ? -errno : 0;
+	if (r)
+		error("%s: cannot read its size: %s", path, strerror(-r));
+	if (!r) {
+		*sectors = bytes >> 9;
+		r = signature(fd, what, sizeof(what));
+		if (r)
+			error("%s: cannot probe it for signatures: %s", path, strerror(-r));
+	}
+	close(fd);
+	if (r)
+		return r;
+	if (what[0] && !force) {
+		error("%s carries %s: --force to use it anyway (what it holds is lost)", path, what);
+		return -EEXIST;
+	}
+	if (what[0])
+		fprintf(stderr, "%s: warning: %s carries %s: overwritten (--force)\n", prog, path, what);
+	return 0;
+}
+
+/* The path to record: a /dev/disk/by-id name for a kernel name (/dev/sdX). */
+static void stable_path(const char *path, dev_t rdev, char *out, size_t size)
+{
+	if (strncmp(path, "/dev/disk/", 10) && strncmp(path, "/dev/mapper/", 12) &&
+	    by_id(rdev, out, size)) {
+		printf("member %s recorded as %s\n", path, out);
+		return;
+	}
+	snprintf(out, size, "%s", path);
+}
+
+static void random_uuid(char *uuid, size_t size)
+{
+	unsigned char b[16];
+	size_t i, o;
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		for (i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (ts.tv_sec >> i) ^ getpid());
+	}
+	o = (size_t)snprintf(uuid, size, "R45-");
+	for (i = 0; i < sizeof(b) && o + 2 < size; i++)
+		o += (size_t)snprintf(uuid + o, size - o, "%02x", b[i]);
+}
+
+/* ---- create ---- */
+
+static int cmd_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "type", required_argument, NULL, 't' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "region", required_argument, NULL, 'r' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "nosync", no_argument, NULL, 'n' },
+		{ "offset", required_argument, NULL, 'o' },
+		{ "parity", required_argument, NULL, 'p' },
+		{ "stripes", required_argument, NULL, 's' },
+		{ "bandwidth", required_argument, NULL, 'b' },
+		{ "uuid", required_argument, NULL, 'u' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct r45desc d, back;
+	char path[PATH_MAX], err[512], uuid[R45DESC_UUID_MAX], *text = NULL;
+	char params[TABLE_MAX];
+	uint64_t sectors[R45_MAX_MEMBERS] = { 0 }, v, offset = 0;
+	dev_t rdev[R45_MAX_MEMBERS];
+	bool force = false, dry = false;
+	const char *log = "core";
+	unsigned int i, j, parity, region = 0;
+	int c, r;
+
+	if (argc < 2 || argv[1][0] == '-') {
+		usage(stderr);
+		return 2;
+	}
+	memset(&d, 0, sizeof(d));
+	snprintf(d.type, sizeof(d.type), "raid5_ls");
+	d.chunk = 64;
+	d.parity_dev = -1;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (!r45desc_parity_members(optarg) || strlen(optarg) >= sizeof(d.type)) {
+				error("--type %s: raid4, raid5_la, raid5_ra, raid5_ls, raid5_rs, raid6_zr, raid6_nr or raid6_nc",
+				      optarg);
+				return 2;
+			}
+			snprintf(d.type, sizeof(d.type), "%s", optarg);
+			break;
+		case 'c':
+			if (parse_uint("--chunk", optarg, 16384, &v) || v < 8 || (v & (v - 1))) {
+				error("--chunk %s: a power of two, 8..16384 sectors", optarg);
+				return 2;
+			}
+			d.chunk = (unsigned int)v;
+			break;
+		case 'r':
+			if (parse_uint("--region", optarg, 1u << 31, &v) || v < 8 || (v & (v - 1))) {
+				error("--region %s: a power of two of at least 8 sectors", optarg);
+				return 2;
+			}
+			region = (unsigned int)v;
+			break;
+		case 'l':
+			log = optarg;
+			break;
+		case 'n':
+			d.nosync = true;
+			break;
+		case 'o':
+			if (parse_uint("--offset", optarg, INT64_MAX, &offset))
+				return 2;
+			break;
+		case 'p':
+			if (!strcmp(optarg, "-1"))
+				d.parity_dev = -1;
+			else if (parse_uint("--parity", optarg, R45_MAX_MEMBERS - 1, &v))
+				return 2;
+			else
+				d.parity_dev = (int)v;
+			break;
+		case 's':
+			if (parse_uint("--stripes", optarg, 16384, &v) || v < 8) {
+				error("--stripes %s: 8..16384", optarg);
+				return 2;
+			}
+			d.stripes = (unsigned int)v;
+			break;
+		case 'b':
+			if (parse_uint("--bandwidth", optarg, 100, &v) || v < 1) {
+				error("--bandwidth %s: 1..100", optarg);
+				return 2;
+			}
+			d.bandwidth = (unsigned int)v;
+			break;
+		case 'u':
+			if (!optarg[0] || strlen(optarg) >= sizeof(d.uuid) || strpbrk(optarg, " \t\n")) {
+				error("--uuid \"%s\": 1..%d characters, no blanks", optarg,
+				      R45DESC_UUID_MAX - 1);
+				return 2;
+			}
+			snprintf(d.uuid, sizeof(d.uuid), "%s", optarg);
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 'd':
+			dry = true;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (desc_path(argv[1], path, sizeof(path)))
+		return 2;
+	snprintf(d.name, sizeof(d.name), "%s", argv[1]);
+	parity = r45desc_parity_members(d.type);
+	d.nr_members = (unsigned int)(argc - optind);
+	if (d.nr_members < (parity == 2 ? 4u : 3u) || d.nr_members > R45_MAX_MEMBERS) {
+		error("%s takes %u..%d members, not %u", d.type, parity == 2 ? 4 : 3,
+		      R45_MAX_MEMBERS, d.nr_members);
+		return 2;
+	}
+	if (!access(path, F_OK)) {
+		error("%s exists already: %s is described (raid45ctl status %s)", path, d.name, d.name);
+		return 1;
+	}
+	if (!dry && dm_active(d.name, uuid, sizeof(uuid)) == 1) {
+		error("a device-mapper device %s exists already", d.name);
+		return 1;
+	}
+	if (!d.uuid[0])
+		random_uuid(d.uuid, sizeof(d.uuid));
+
+	/* the members */
+	for (i = 0; i < d.nr_members; i++) {
+		const char *m = argv[optind + i];
+
+		if (!strcmp(m, "missing")) {
+			d.m[i].state = R45DESC_MISSING;
+			continue;
+		}
+		if (check_member(m, force, &sectors[i], &rdev[i]))
+			return 1;
+		for (j = 0; j < i; j++)
+			if (d.m[j].state != R45DESC_MISSING && rdev[j] == rdev[i]) {
+				error("%s is member %u already", m, j);
+				return 1;
+			}
+		stable_path(m, rdev[i], d.m[i].path, sizeof(d.m[i].path));
+		d.m[i].offset = offset;
+		d.m[i].state = R45DESC_CURRENT;
+	}
+	if (r45desc_compute_size(&d, sectors, &d.size, err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	d.region = region ? region :
+		r45desc_default_region(d.size, d.chunk, d.nr_members - parity);
+
+	/* the log */
+	if (strcmp(log, "core")) {
+		uint64_t ls, need = r45desc_disk_log_sectors(d.size, d.region);
+		dev_t lr;
+
+		if (check_member(log, force, &ls, &lr))
+			return 1;
+		for (i = 0; i < d.nr_members; i++)
+			if (d.m[i].state != R45DESC_MISSING && rdev[i] == lr) {
+				error("the log device %s is member %u", log, i);
+				return 1;
+			}
+		if (ls < need) {
+			error("the log device %s has %" PRIu64 " sectors, a log of %" PRIu64 " regions needs %" PRIu64,
+			      log, ls, (d.size + d.region - 1) / d.region, need);
+			return 1;
+		}
+		d.disk_log = true;
+		stable_path(log, lr, d.log_dev, sizeof(d.log_dev));
+	}
+
+	/* everything checked once more, as activate will read it */
+	text = malloc(R45DESC_FILE_MAX);
+	if (!text) {
+		error("out of memory");
+		return 1;
+	}
+	r = r45desc_format(&d, text, R45DESC_FILE_MAX);
+	if (!r)
+		r = r45desc_parse(text, strlen(text), path, &back, err, sizeof(err));
+	if (!r)
+		r = r45desc_table(&d, params, sizeof(params), err, sizeof(err));
+	if (r) {
+		error("%s", r == -ENOSPC ? "description too long" : err);
+		free(text);
+		return 1;
+	}
+	if (dry) {
+		printf("%s:\n%s\ntable: 0 %" PRIu64 " raid45 %s\n", path, text, d.size, params);
+		free(text);
+		return 0;
+	}
+	free(text);
+
+	/* the description first: the device never runs undescribed */
+	if (mkdir(r45desc_dir(), 0755) && errno != EEXIST) {
+		error("%s: %s", r45desc_dir(), strerror(errno));
+		return 1;
+	}
+	r = r45desc_save(path, &d, err, sizeof(err));
+	if (r) {
+		error("%s", err);
+		return 1;
+	}
+	r = dm_create(&d, params);
+	if (r) {
+		error("creating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
+		      d.name, strerror(-r), d.size, params);
+		if (unlink(path))
+			error("%s: %s: remove it before creating %s again", path, strerror(errno),
+			      d.name);
+		return 1;
+	}
+	printf("%s: created /dev/mapper/%s, %" PRIu64 " sectors, uuid %s, described in %s\n",
+	       d.name, d.name, d.size, d.uuid, path);
+	printf("monitor it: raid45-monitor register %s\n", d.name);
+	return 0;
+}
+
+/* ---- activate, deactivate, table ---- */
+
+static int cmd_table(int argc, char **argv)
+{
+	struct r45desc d;
+	char path[PATH_MAX], params[TABLE_MAX], err[512];
+
+	if (argc != 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (load(argv[1], &d, path, sizeof(path)))
+		return 1;
+	if (r45desc_table(&d, params, sizeof(params), err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	printf("0 %" PRIu64 " raid45 %s\n", d.size, params);
+	return 0;
+}
+
+static int cmd_activate(int argc, char **argv)
+{
+	struct r45desc d;
+	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
+	bool degraded = false;
+	unsigned int i, absent = 0;
+	int r;
+
+	if (argc == 3 && !strcmp(argv[2], "--degraded"))
+		degraded = true;
+	else if (argc != 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (load(argv[1], &d, path, sizeof(path)))
+		return 1;
+	r = dm_active(d.name, uuid, sizeof(uuid));
+	if (r == 1) {
+		error("%s is active already%s", d.name,
+		      strcmp(uuid, d.uuid) ? " (with another UUID: not this description's array)" : "");
+		return 1;
+	}
+	for (i = 0; i < d.nr_members; i++) {
+		struct stat sb;
+
+		if (d.m[i].state != R45DESC_CURRENT && d.m[i].state != R45DESC_REBUILDING)
+			continue;
+		if (!stat(d.m[i].path, &sb) && S_ISBLK(sb.st_mode))
+			continue;
+		absent++;
+		if (degraded) {
+			fprintf(stderr, "%s: warning: member %u (%s) is not there: activated without it\n",
+				prog, i, d.m[i].path);
+			memset(d.m[i].path, 0, sizeof(d.m[i].path));
+			d.m[i].state = R45DESC_MISSING;
+		} else {
+			error("member %u (%s) is not there", i, d.m[i].path);
+		}
+	}
+	if (absent && !degraded) {
+		error("%s not activated: --degraded starts it without the member%s that are not there",
+		      d.name, absent == 1 ? "" : "s");
+		return 1;
+	}
+	if (r45desc_table(&d, params, sizeof(params), err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	r = dm_create(&d, params);
+	if (r) {
+		error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
+		      d.name, strerror(-r), d.size, params);
+		return 1;
+	}
+	printf("%s: active, table 0 %" PRIu64 " raid45 %s\n", d.name, d.size, params);
+	printf("monitor it: raid45-monitor register %s\n", d.name);
+	return 0;
+}
+
+static int cmd_deactivate(int argc, char **argv)
+{
+	struct r45desc d;
+	char path[PATH_MAX], uuid[R45DESC_UUID_MAX];
+	int r;
+
+	if (argc != 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (load(argv[1], &d, path, sizeof(path)))
+		return 1;
+	r = dm_active(d.name, uuid, sizeof(uuid));
+	if (r <= 0) {
+		error("%s is not active%s", d.name, r < 0 ? " (cannot ask device-mapper)" : "");
+		return 1;
+	}
+	if (strcmp(uuid, d.uuid)) {
+		error("the device %s has the UUID \"%s\", not the description's %s: not removed",
+		      d.name, uuid, d.uuid);
+		return 1;
+	}
+	r = dm_simple(DM_DEVICE_REMOVE, d.name, true);
+	if (r) {
+		error("removing %s: %s%s", d.name, strerror(-r),
+		      r == -EBUSY ? " (open: mounted, or in use; raid45-monitor unregister it first if monitored)" : "");
+		return 1;
+	}
+	printf("%s: deactivated\n", d.name);
+	return 0;
+}
+
+/* ---- status ---- */
+
+static void size_str(uint64_t sectors, char *buf, size_t size)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)sectors / 2;
+	unsigned int u = 0;
+
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.2f %s", v, units[u]);
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	struct r45desc d;
+	struct r45_status st;
+	char path[PATH_MAX], uuid[R45DESC_UUID_MAX], sz[32], rg[32], ch[32];
+	unsigned int i, out = 0, dead = 0;
+	bool active;
+	int r;
+
+	if (argc != 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (load(argv[1], &d, path, sizeof(path)))
+		return 1;
+	r = dm_active(d.name, uuid, sizeof(uuid));
+	active = r == 1 && !strcmp(uuid, d.uuid);
+	if (active) {
+		r = dm_status(d.name, &st);
+		if (r) {
+			error("cannot read the raid45 status of %s: %s", d.name, strerror(-r));
+			return 1;
+		}
+		if (st.nr_members != d.nr_members) {
+			error("%s: the kernel has %u members, the description %u", d.name,
+			      st.nr_members, d.nr_members);
+			return 1;
+		}
+		dead = r45_status_nr_dead(&st);
+	}
+	for (i = 0; i < d.nr_members; i++)
+		out += d.m[i].state != R45DESC_CURRENT;
+	size_str(d.size, sz, sizeof(sz));
+	size_str(d.region, rg, sizeof(rg));
+	size_str(d.chunk, ch, sizeof(ch));
+	printf("%s: %s", d.name, !active ? "inactive" :
+	       dead > r45desc_parity_members(d.type) ? "FAILED (more members dead than parity)" :
+	       dead || out ? "active, degraded" : "active, healthy");
+	if (active)
+		printf(", writes %s", st.held ? "HELD (a failure is not recorded yet)" : "writable");
+	if (r == 1 && !active)
+		printf(" (a device %s with another UUID is active)", d.name);
+	printf("\n  %s, %u members, chunk %s, %s (%" PRIu64 " sectors), log %s%s%s, region %s%s\n",
+	       d.type, d.nr_members, ch, sz, d.size, d.disk_log ? "disk " : "core",
+	       d.disk_log ? d.log_dev : "", d.nosync ? " nosync" : "", rg, d.ppl ? ", ppl" : "");
+	if (active) {
+		unsigned int pct = st.regions ? (unsigned int)(st.in_sync * 100 / st.regions) : 100;
+		int rb = r45_status_rebuilding(&st);
+
+		switch (st.action) {
+		case R45_ACTION_RECOVER:
+			printf("  action: rebuild of member %d, %u%% (%" PRIu64 "/%" PRIu64 " regions)\n",
+			       rb, pct, st.in_sync, st.regions);
+			break;
+		case R45_ACTION_RESYNC:
+			printf("  action: resync, %u%% (%" PRIu64 "/%" PRIu64 " regions)\n", pct,
+			       st.in_sync, st.regions);
+			break;
+		case R45_ACTION_CHECK:
+		case R45_ACTION_REPAIR:
+			printf("  action: %s running (the target reports no progress for it)\n",
+			       r45_action_name(st.action));
+			break;
+		case R45_ACTION_FROZEN:
+			printf("  action: frozen at %u%% in sync (dmsetup message %s 0 idle)\n", pct,
+			       d.name);
+			break;
+		case R45_ACTION_IDLE:
+			printf("  action: idle, %" PRIu64 "/%" PRIu64 " regions in sync\n",
+			       st.in_sync, st.regions);
+			break;
+		}
+	}
+	for (i = 0; i < d.nr_members; i++) {
+		printf("  member %u  %-10s %s", i, r45desc_state_name(d.m[i].state),
+		       d.m[i].path[0] ? d.m[i].path : "-");
+		if (d.m[i].path[0])
+			printf(" +%" PRIu64, d.m[i].offset);
+		if (active) {
+			const struct r45_member *m = &st.members[i];
+
+			if (m->missing)
+				printf("  [not in the table]");
+			else
+				printf("  [%u:%u %s%s]", m->major, m->minor, m->dead ? "FAILED" : "alive",
+				       m->rebuilding ? ", rebuilding" : "");
+			if (m->dead && d.m[i].state == R45DESC_CURRENT)
+				printf(" (failure not recorded yet: raid45ctl fail-record %s %u)",
+				       d.name, i);
+		}
+		printf("\n");
+	}
+	if (active)
+		printf("  mismatches %" PRIu64 ", read errors repaired %" PRIu64 ", unprotected regions %" PRIu64 ", unsafe reads %" PRIu64 "\n",
+		       st.mismatches, st.read_errors_repaired, st.unprotected_regions,
+		       st.unsafe_reads);
+	printf("  described in %s\n", path);
+	return 0;
+}
+
+/* ---- recording ---- */
+
+static int cmd_fail_record(int argc, char **argv)
+{
+	struct r45desc d;
+	char path[PATH_MAX], err[512];
+	unsigned int idx;
+	uint32_t changed;
+
+	if (argc != 3) {
+		usage(stderr);
+		return 2;
+	}
+	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
+		return 1;
+	if (r45desc_record_failed(path, 1u << idx, d.nr_members, &changed, err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	if (changed)
+		printf("%s: member %u recorded failed in %s\n", d.name, idx, path);
+	else
+		printf("%s: member %u is %s already: nothing to record\n", d.name, idx,
+		       r45desc_state_name(d.m[idx].state));
+	return 0;
+}
+
+/* Under the description's lock: member idx's state (and path) changed, saved. */
+static int set_member(const char *path, unsigned int idx, const struct r45desc_member *m,
+		      struct r45desc *out)
+{
+	char err[512];
+	int lock = r45desc_lock(path, err, sizeof(err)), r;
+
+	if (lock < 0) {
+		error("%s", err);
+		return lock;
+	}
+	r = r45desc_load(path, out, err, sizeof(err));
+	if (!r) {
+		out->m[idx] = *m;
+		r = r45desc_save(path, out, err, sizeof(err));
+	}
+	r45desc_unlock(lock);
+	if (r)
+		error("%s", err);
+	return r;
+}
+
+static int cmd_readd(int argc, char **argv)
+{
+	struct r45desc d;
+	struct r45desc_member m;
+	struct r45_status st;
+	char path[PATH_MAX], msg[32], uuid[R45DESC_UUID_MAX];
+	unsigned int idx, i;
+	int r, r2;
+
+	if (argc != 3) {
+		usage(stderr);
+		return 2;
+	}
+	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
+		return 1;
+	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {
+		error("%s is not active: a readd takes back a member the running array failed (its record of what was written since lives in memory); for an inactive array: raid45ctl replace %s %u %s",
+		      d.name, d.name, idx, d.m[idx].path[0] ? d.m[idx].path : "<device>");
+		return 1;
+	}
+	if (d.m[idx].state != R45DESC_FAILED && d.m[idx].state != R45DESC_CURRENT) {
+		error("member %u is %s in the description: only a failed member is re-added", idx,
+		      r45desc_state_name(d.m[idx].state));
+		return 1;
+	}
+	for (i = 0; i < d.nr_members; i++)
+		if (d.m[i].state == R45DESC_REBUILDING) {
+			error("member %u is being rebuilt: one rebuild at a time", i);
+			return 1;
+		}
+	r = dm_status(d.name, &st);
+	if (r || st.nr_members != d.nr_members || !st.members[idx].dead ||
+	    st.members[idx].missing) {
+		error("member %u of %s is not a failed member in the kernel%s", idx, d.name,
+		      r ? ": cannot read the status" : "");
+		return 1;
+	}
+	r = dm_simple(DM_DEVICE_SUSPEND, d.name, false);
+	if (r) {
+		error("suspending %s: %s", d.name, strerror(-r));
+		return 1;
+	}
+	snprintf(msg, sizeof(msg), "readd %u", idx);
+	r = dm_message(d.name, msg);
+	r2 = dm_simple(DM_DEVICE_RESUME, d.name, true);
+	if (r2)
+		error("resuming %s: %s: it is left suspended (dmsetup resume %s)", d.name,
+		      strerror(-r2), d.name);
+	if (r) {
+		error("readd of member %u refused: %s (the kernel log says why)", idx, strerror(-r));
+		return 1;
+	}
+	/* rebuilding until the plugin (or replace) records its end */
+	m = d.m[idx];
+	m.state = R45DESC_REBUILDING;
+	if (set_member(path, idx, &m, &d)) {
+		error("the readd runs, but the description still calls member %u failed: the next activation starts without it",
+		      idx);
+		return 1;
+	}
+	printf("%s: member %u re-added, rebuilding the regions written while it was out; recorded rebuilding in %s\n",
+	       d.name, idx, path);
+	return r2 ? 1 : 0;
+}
+
+static int cmd_replace(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "offset", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct r45desc d;
+	struct r45desc_member m;
+	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
+	uint64_t sectors, offset = 0, need;
+	bool force = false, has_offset = false;
+	unsigned int idx, i, parity;
+	dev_t rdev;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'o') {
+			if (parse_uint("--offset", optarg, INT64_MAX, &offset))
+				return 2;
+			has_offset = true;
+		} else if (c == 'f') {
+			force = true;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 3) {
+		usage(stderr);
+		return 2;
+	}
+	if (load(argv[optind], &d, path, sizeof(path)) || parse_idx(&d, argv[optind + 1], &idx))
+		return 1;
+	if (d.m[idx].state == R45DESC_CURRENT) {
+		error("member %u is current: raid45ctl fail-record %s %u first if it is to go",
+		      idx, d.name, idx);
+		return 1;
+	}
+	for (i = 0; i < d.nr_members; i++)
+		if (i != idx && d.m[i].state == R45DESC_REBUILDING) {
+			error("member %u is being rebuilt: one rebuild at a time", i);
+			return 1;
+		}
+	if (!has_offset) {
+		offset = d.m[idx].offset;
+		for (i = 0; !d.m[idx].path[0] && i < d.nr_members; i++)
+			if (d.m[i].path[0]) {
+				offset = d.m[i].offset;
+				break;
+			}
+	}
+	if (check_member(argv[optind + 2], force, &sectors, &rdev))
+		return 1;
+	parity = r45desc_parity_members(d.type);
+	need = offset + d.size / (d.nr_members - parity);
+	if (sectors < need) {
+		error("%s has %" PRIu64 " sectors, member %u needs %" PRIu64 " (offset %" PRIu64 " + %" PRIu64 ")",
+		      argv[optind + 2], sectors, idx, need, offset, need - offset);
+		return 1;
+	}
+	memset(&m, 0, sizeof(m));
+	stable_path(argv[optind + 2], rdev, m.path, sizeof(m.path));
+	for (i = 0; i < d.nr_members; i++)
+		if (i != idx && !strcmp(d.m[i].path, m.path)) {
+			error("%s is member %u already", m.path, i);
+			return 1;
+		}
+	m.offset = offset;
+	m.state = R45DESC_REBUILDING;
+	/* recorded first: whatever happens next, it is never taken for current */
+	if (set_member(path, idx, &m, &d))
+		return 1;
+	printf("%s: member %u is %s, recorded rebuilding in %s\n", d.name, idx, m.path, path);
+	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {
+		printf("%s is not active: the rebuild starts when it is (raid45ctl activate %s)\n",
+		       d.name, d.name);
+		return 0;
+	}
+	if (r45desc_table(&d, params, sizeof(params), err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	if (dm_reload(&d, params))
+		return 1;
+	printf("%s: table reloaded, rebuild of member %u started: 0 %" PRIu64 " raid45 %s\n",
+	       d.name, idx, d.size, params);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{ "create", cmd_create }, { "activate", cmd_activate },
+		{ "deactivate", cmd_deactivate }, { "status", cmd_status },
+		{ "table", cmd_table }, { "fail-record", cmd_fail_record },
+		{ "readd", cmd_readd }, { "replace", cmd_replace },
+	};
+	unsigned int i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name)) {
+			/* the subcommand sees itself as argv[0] */
+			int rc = cmds[i].fn(argc - 1, argv + 1);
+
+			dm_lib_release();
+			return rc;
+		}
+	error("unknown command \"%s\"", argv[1]);
+	usage(stderr);
+	return 2;
+}
