@@ -507,7 +507,7 @@ int r45desc_format(const struct r45desc *d, char *buf, size_t size)
 	return 0;
 }
 
-int r45desc_table(const struct r45desc *d, char *buf, size_t size,
+int r45desc_table(const struct r45desc *d, unsigned int flags, char *buf, size_t size,
 		  char *err, size_t errsize)
 {
 	unsigned int i, parity = r45desc_parity_members(d->type), out = 0;
@@ -566,6 +566,8 @@ int r45desc_table(const struct r45desc *d, char *buf, size_t size,
 	if (d->ppl)
 		PUT(" ppl %" PRId64 " %" PRIu64 " 0x%08" PRIx32, d->ppl_offset, d->ppl_size,
 		    d->ppl_signature);
+	if (flags & R45DESC_START_DIRTY_DEGRADED)
+		PUT(" start_dirty_degraded");
 	PUT(" %u %d", d->nr_members, dev_to_init);
 	for (i = 0; i < d->nr_members; i++) {
 		const struct r45desc_member *m = &d->m[i];

@@ -109,8 +109,13 @@ int r45desc_format(const struct r45desc *d, char *buf, size_t size);
  * "- -", the rebuilding one as <dev_to_init>.  0, or -EINVAL (why in
  * err: more members not current than the type's parity) or -ENOSPC.
  */
-int r45desc_table(const struct r45desc *d, char *buf, size_t size,
+int r45desc_table(const struct r45desc *d, unsigned int flags, char *buf, size_t size,
 		  char *err, size_t errsize);
+/*
+ * flags: start_dirty_degraded in the table, for this activation only (an
+ * activation the kernel refused as dirty degraded; never recorded).
+ */
+#define R45DESC_START_DIRTY_DEGRADED 1u
 
 /*
  * <len> for the members of d (their offsets and states set) whose

@@ -5,13 +5,14 @@
  * descriptions"):
  *
  *   raid45ctl create <name> [options] <member|missing>...
- *   raid45ctl activate <name> [--degraded]
+ *   raid45ctl activate <name> [--degraded] [--start-dirty-degraded]
  *   raid45ctl deactivate <name>
  *   raid45ctl status <name>
  *   raid45ctl table <name>
  *   raid45ctl fail-record <name> <idx>
  *   raid45ctl readd <name> <idx>
  *   raid45ctl replace <name> <idx> <device> [--offset S] [--force]
+ *   raid45ctl rebuilt <name> <idx>
  *
  * A command of its own rather than more subcommands of raid45-monitor:
  * raid45-monitor is about dmeventd (registering devices, their policy
@@ -71,13 +72,14 @@ static void usage(FILE *f)
 		"           [--log core|DEVICE] [--nosync] [--offset SECTORS] [--parity IDX]\n"
 		"           [--stripes N] [--bandwidth PERCENT] [--uuid UUID] [--force]\n"
 		"           [--dry-run] <member|missing>...\n"
-		"       %s activate <name> [--degraded]\n"
+		"       %s activate <name> [--degraded] [--start-dirty-degraded]\n"
 		"       %s deactivate <name>\n"
 		"       %s status <name>\n"
 		"       %s table <name>\n"
 		"       %s fail-record <name> <idx>\n"
 		"       %s readd <name> <idx>\n"
 		"       %s replace <name> <idx> <device> [--offset SECTORS] [--force]\n"
+		"       %s rebuilt <name> <idx>\n"
 		"\n"
 		"Each array is described in %s/<name>.conf ($%s overrides the\n"
 		"directory): its geometry, its members by stable path and each member's\n"
@@ -98,6 +100,10 @@ static void usage(FILE *f)
 		"           members as \"- -\", a rebuilding one as <dev_to_init>.  A current\n"
 		"           member whose device is not there is refused, unless --degraded\n"
 		"           (then it is left out for this activation only).\n"
+		"           --start-dirty-degraded: the table's start_dirty_degraded, for an\n"
+		"           activation the kernel refused as dirty degraded (a crash with a\n"
+		"           member missing, or a disk log after a deactivation during a\n"
+		"           rebuild; docs/raid45.rst, \"The write hole\").\n"
 		"deactivate removes the device (it must carry the description's UUID).\n"
 		"status     the description and the kernel's view together: health,\n"
 		"           action and progress, members.\n"
@@ -107,10 +113,12 @@ static void usage(FILE *f)
 		"           kernel's readd (suspend, message, resume), recorded rebuilding.\n"
 		"replace    puts <device> in member <idx>'s place (a failed or missing\n"
 		"           member), recorded rebuilding; reloads the active array.\n"
+		"rebuilt    records a rebuilding member current once the kernel has\n"
+		"           finished its rebuild (the monitor does it when it runs).\n"
 		"\n"
 		"The dmeventd plugin (raid45-monitor register <name>) records failed\n"
 		"members in the description before writes go on, and finished rebuilds.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, R45DESC_DIR_DEFAULT,
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, R45DESC_DIR_DEFAULT,
 		R45DESC_DIR_ENV);
 }
 
@@ -656,7 +664,7 @@ static int cmd_create(int argc, char **argv)
 	if (!r)
 		r = r45desc_parse(text, strlen(text), path, &back, err, sizeof(err));
 	if (!r)
-		r = r45desc_table(&d, params, sizeof(params), err, sizeof(err));
+		r = r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err));
 	if (r) {
 		error("%s", r == -ENOSPC ? "description too long" : err);
 		free(text);
@@ -707,7 +715,7 @@ static int cmd_table(int argc, char **argv)
 	}
 	if (load(argv[1], &d, path, sizeof(path)))
 		return 1;
-	if (r45desc_table(&d, params, sizeof(params), err, sizeof(err))) {
+	if (r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err))) {
 		error("%s", err);
 		return 1;
 	}
@@ -720,12 +728,20 @@ static int cmd_activate(int argc, char **argv)
 	struct r45desc d;
 	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
 	bool degraded = false;
-	unsigned int i, absent = 0;
-	int r;
+	unsigned int i, absent = 0, flags = 0;
+	int r, a;
 
-	if (argc == 3 && !strcmp(argv[2], "--degraded"))
-		degraded = true;
-	else if (argc != 2) {
+	for (a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "--degraded")) {
+			degraded = true;
+		} else if (!strcmp(argv[a], "--start-dirty-degraded")) {
+			flags |= R45DESC_START_DIRTY_DEGRADED;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc < 2 || argv[1][0] == '-') {
 		usage(stderr);
 		return 2;
 	}
@@ -759,7 +775,7 @@ static int cmd_activate(int argc, char **argv)
 		      d.name, absent == 1 ? "" : "s");
 		return 1;
 	}
-	if (r45desc_table(&d, params, sizeof(params), err, sizeof(err))) {
+	if (r45desc_table(&d, flags, params, sizeof(params), err, sizeof(err))) {
 		error("%s", err);
 		return 1;
 	}
@@ -910,6 +926,9 @@ static int cmd_status(int argc, char **argv)
 			if (m->dead && d.m[i].state == R45DESC_CURRENT)
 				printf(" (failure not recorded yet: raid45ctl fail-record %s %u)",
 				       d.name, i);
+			if (d.m[i].state == R45DESC_REBUILDING && !m->dead && !m->missing &&
+			    !m->rebuilding && st.in_sync == st.regions)
+				printf(" (rebuild finished: raid45ctl rebuilt %s %u)", d.name, i);
 		}
 		printf("\n");
 	}
@@ -1035,6 +1054,55 @@ static int cmd_readd(int argc, char **argv)
 	return r2 ? 1 : 0;
 }
 
+/*
+ * A rebuild the kernel finished, recorded (what the plugin does when
+ * it monitors the array): only once the kernel has the member alive, not
+ * rebuilding, and every region in sync.
+ */
+static int cmd_rebuilt(int argc, char **argv)
+{
+	struct r45desc d;
+	struct r45_status st;
+	char path[PATH_MAX], err[512], uuid[R45DESC_UUID_MAX];
+	unsigned int idx;
+	uint32_t changed;
+	int r;
+
+	if (argc != 3) {
+		usage(stderr);
+		return 2;
+	}
+	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
+		return 1;
+	if (d.m[idx].state != R45DESC_REBUILDING) {
+		error("member %u is %s, not rebuilding", idx, r45desc_state_name(d.m[idx].state));
+		return 1;
+	}
+	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {
+		error("%s is not active: only the running array can say its rebuild finished", d.name);
+		return 1;
+	}
+	r = dm_status(d.name, &st);
+	if (r || st.nr_members != d.nr_members) {
+		error("cannot read the raid45 status of %s", d.name);
+		return 1;
+	}
+	if (st.members[idx].dead || st.members[idx].missing || st.members[idx].rebuilding ||
+	    st.in_sync != st.regions) {
+		error("the rebuild of member %u has not finished: %s, %" PRIu64 "/%" PRIu64 " regions in sync",
+		      idx, st.members[idx].dead ? "it failed" :
+		      st.members[idx].rebuilding ? "still rebuilding" : "not current", st.in_sync,
+		      st.regions);
+		return 1;
+	}
+	if (r45desc_record_rebuilt(path, 1u << idx, d.nr_members, &changed, err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	printf("%s: member %u recorded current in %s\n", d.name, idx, path);
+	return 0;
+}
+
 static int cmd_replace(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1115,7 +1183,7 @@ static int cmd_replace(int argc, char **argv)
 		       d.name, d.name);
 		return 0;
 	}
-	if (r45desc_table(&d, params, sizeof(params), err, sizeof(err))) {
+	if (r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err))) {
 		error("%s", err);
 		return 1;
 	}
@@ -1136,6 +1204,7 @@ int main(int argc, char **argv)
 		{ "deactivate", cmd_deactivate }, { "status", cmd_status },
 		{ "table", cmd_table }, { "fail-record", cmd_fail_record },
 		{ "readd", cmd_readd }, { "replace", cmd_replace },
+		{ "rebuilt", cmd_rebuilt },
 	};
 	unsigned int i;
 

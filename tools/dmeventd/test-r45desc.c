@@ -264,7 +264,7 @@ static void table_of(const char *text, char *tab, size_t size, char *err, size_t
 		CHECK(0, "parse: %s", err);
 		return;
 	}
-	*r = r45desc_table(&d, tab, size, err, errsize);
+	*r = r45desc_table(&d, 0, tab, size, err, errsize);
 }
 
 static void test_table(void)
@@ -319,6 +319,14 @@ static void test_table(void)
 		table_of(in2, tab, sizeof(tab), err, sizeof(err), &r);
 		CHECK(r == -EINVAL && strstr(err, "r5: 2 of 4 members are not current") &&
 		      strstr(err, "the 1 parity member of raid5_ls"), "too many out: %d %s", r, err);
+	}
+	{
+		struct r45desc d;
+
+		CHECK(!parse(good, &d, err, sizeof(err)), "parse");
+		r = r45desc_table(&d, R45DESC_START_DIRTY_DEGRADED, tab, sizeof(tab), err, sizeof(err));
+		CHECK(!r && strstr(tab, " raid5_ls 1 128 start_dirty_degraded 4 -1 /dev/"),
+		      "start_dirty_degraded: %s", tab);
 	}
 	table_of(good, tab, 20, err, sizeof(err), &r);
 	CHECK(r == -ENOSPC, "short buffer: %d", r);
@@ -547,7 +555,7 @@ static void test_fuzz(void)
 		}
 		if (!r45desc_parse(buf, sizeof(good) - 1, "f", &d, err, sizeof(err))) {
 			ok++;
-			(void)r45desc_table(&d, tab, sizeof(tab), err, sizeof(err));
+			(void)r45desc_table(&d, 0, tab, sizeof(tab), err, sizeof(err));
 			CHECK(!r45desc_format(&d, tab, sizeof(tab)), "format");
 		}
 	}
