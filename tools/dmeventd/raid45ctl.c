@@ -20,15 +20,14 @@
  * described or not, dmraid's sets included; raid45ctl is the array's
  * administration for a plain dmsetup user (what mdadm is to md), works
  * only on described arrays, and needs libblkid, which the monitor does
- * not.  Both share the parsers (r45status.c, r45desc.c).  Monitoring
+ * not.  Both share the parsers (r45status.c, r45desc.c); the device
+ * work (libdevmapper, member checks) is r45ctl-dev.c.  Monitoring
  * stays "raid45-monitor register <name>", which create and activate
  * print.
  *
  * Exit status: 0 done, 1 failed (the message says why), 2 usage.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -36,25 +35,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <blkid/blkid.h>
 #include <libdevmapper.h>
+#include "r45ctl-dev.h"
 #include "r45desc.h"
 #include "r45status.h"
 
 #define TABLE_MAX 8192
-#define BY_ID "/dev/disk/by-id"
 
 static const char *prog = "raid45ctl";
 
-__attribute__((format(printf, 1, 2)))
-static void error(const char *fmt, ...)
+void ctl_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -127,12 +119,12 @@ static void usage(FILE *f)
 static int desc_path(const char *name, char *path, size_t size)
 {
 	if (r45desc_check_name(name)) {
-		error("\"%s\": not an array name (1..%d of A-Z a-z 0-9 _ - . +, not starting with . or -)",
+		ctl_error("\"%s\": not an array name (1..%d of A-Z a-z 0-9 _ - . +, not starting with . or -)",
 		      name, R45DESC_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	if (snprintf(path, size, "%s/%s.conf", r45desc_dir(), name) >= (int)size) {
-		error("%s/%s.conf: path too long", r45desc_dir(), name);
+		ctl_error("%s/%s.conf: path too long", r45desc_dir(), name);
 		return -ENAMETOOLONG;
 	}
 	return 0;
@@ -147,9 +139,9 @@ static int load(const char *name, struct r45desc *d, char *path, size_t size)
 		return r;
 	r = r45desc_load(path, d, err, sizeof(err));
 	if (r == -ENOENT)
-		error("no description of %s: %s does not exist (raid45ctl create)", name, path);
+		ctl_error("no description of %s: %s does not exist (raid45ctl create)", name, path);
 	else if (r)
-		error("%s", err);
+		ctl_error("%s", err);
 	return r;
 }
 
@@ -160,7 +152,7 @@ static int parse_uint(const char *what, const char *s, uint64_t max, uint64_t *v
 	errno = 0;
 	*v = strtoull(s, &end, 10);
 	if (errno || end == s || *end || s[0] == '-' || s[0] == '+' || *v > max) {
-		error("%s \"%s\": must be a number up to %" PRIu64, what, s, max);
+		ctl_error("%s \"%s\": must be a number up to %" PRIu64, what, s, max);
 		return -EINVAL;
 	}
 	return 0;
@@ -173,304 +165,11 @@ static int parse_idx(const struct r45desc *d, const char *s, unsigned int *idx)
 	if (parse_uint("member index", s, R45_MAX_MEMBERS, &v))
 		return -EINVAL;
 	if (v >= d->nr_members) {
-		error("%s has members 0..%u, not %s", d->name, d->nr_members - 1, s);
+		ctl_error("%s has members 0..%u, not %s", d->name, d->nr_members - 1, s);
 		return -EINVAL;
 	}
 	*idx = (unsigned int)v;
 	return 0;
-}
-
-/* ---- device-mapper ---- */
-
-static struct dm_task *task(int type, const char *name)
-{
-	struct dm_task *dmt = dm_task_create(type);
-
-	if (dmt && !dm_task_set_name(dmt, name)) {
-		dm_task_destroy(dmt);
-		return NULL;
-	}
-	return dmt;
-}
-
-/* Run dmt (waiting for udev where it creates or removes nodes): 0 or -errno. */
-static int run(struct dm_task *dmt, bool udev)
-{
-	uint32_t cookie = 0;
-	bool waited = false;
-	int r = 0;
-
-	if (udev && dm_task_set_cookie(dmt, &cookie, 0))
-		waited = true;
-	if (!dm_task_run(dmt)) {
-		r = dm_task_get_errno(dmt);
-		r = r > 0 ? -r : -EIO;
-	}
-	if (waited)
-		(void)dm_udev_wait(cookie);
-	dm_task_destroy(dmt);
-	return r;
-}
-
-static int dm_simple(int type, const char *name, bool udev)
-{
-	struct dm_task *dmt = task(type, name);
-
-	return dmt ? run(dmt, udev) : -ENOMEM;
-}
-
-/* 1 active (uuid filled), 0 not, -errno. */
-static int dm_active(const char *name, char *uuid, size_t size)
-{
-	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
-	struct dm_info info;
-	const char *u;
-	int r = -EIO;
-
-	if (!dmt)
-		return -ENOMEM;
-	if (dm_task_run(dmt) && dm_task_get_info(dmt, &info)) {
-		r = info.exists ? 1 : 0;
-		u = info.exists ? dm_task_get_uuid(dmt) : NULL;
-		snprintf(uuid, size, "%s", u ? u : "");
-	}
-	dm_task_destroy(dmt);
-	return r;
-}
-
-static int dm_create(const struct r45desc *d, const char *params)
-{
-	struct dm_task *dmt = task(DM_DEVICE_CREATE, d->name);
-
-	if (!dmt)
-		return -ENOMEM;
-	if (!dm_task_set_uuid(dmt, d->uuid) ||
-	    !dm_task_add_target(dmt, 0, d->size, "raid45", params)) {
-		dm_task_destroy(dmt);
-		return -ENOMEM;
-	}
-	return run(dmt, true);
-}
-
-/* Load params, suspend, resume; resume even when the message of a readd fails. */
-static int dm_reload(const struct r45desc *d, const char *params)
-{
-	struct dm_task *dmt = task(DM_DEVICE_RELOAD, d->name);
-	int r;
-
-	if (!dmt)
-		return -ENOMEM;
-	if (!dm_task_add_target(dmt, 0, d->size, "raid45", params)) {
-		dm_task_destroy(dmt);
-		return -ENOMEM;
-	}
-	r = run(dmt, false);
-	if (r) {
-		error("loading the new table of %s: %s (the kernel log says why)", d->name,
-		      strerror(-r));
-		return r;
-	}
-	r = dm_simple(DM_DEVICE_SUSPEND, d->name, false);
-	if (r) {
-		error("suspending %s: %s; the new table is left inactive (dmsetup clear %s drops it)",
-		      d->name, strerror(-r), d->name);
-		return r;
-	}
-	r = dm_simple(DM_DEVICE_RESUME, d->name, true);
-	if (r)
-		error("resuming %s: %s: it is left suspended (dmsetup resume %s)", d->name,
-		      strerror(-r), d->name);
-	return r;
-}
-
-static int dm_message(const char *name, const char *msg)
-{
-	struct dm_task *dmt = task(DM_DEVICE_TARGET_MSG, name);
-
-	if (!dmt)
-		return -ENOMEM;
-	if (!dm_task_set_sector(dmt, 0) || !dm_task_set_message(dmt, msg)) {
-		dm_task_destroy(dmt);
-		return -ENOMEM;
-	}
-	return run(dmt, false);
-}
-
-/* The raid45 status at sector 0: 0, or -errno (-ENOENT: no such target). */
-static int dm_status(const char *name, struct r45_status *st)
-{
-	struct dm_task *dmt = task(DM_DEVICE_STATUS, name);
-	uint64_t s, l;
-	char *type, *params;
-	void *next = NULL;
-	int r = -ENOENT;
-
-	if (!dmt)
-		return -ENOMEM;
-	if (!dm_task_no_flush(dmt) || !dm_task_run(dmt)) {
-		dm_task_destroy(dmt);
-		return -EIO;
-	}
-	do {
-		type = params = NULL;
-		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
-		if (type && !s && !strcmp(type, "raid45")) {
-			r = r45_status_parse(params ? params : "", st) ? -EINVAL : 0;
-			break;
-		}
-	} while (next);
-	dm_task_destroy(dmt);
-	return r;
-}
-
-/* ---- members ---- */
-
-/* A /dev/disk/by-id name of the device rdev (not wwn-/eui.: less readable). */
-static bool by_id(dev_t rdev, char *out, size_t size)
-{
-	struct dirent *de;
-	char best[NAME_MAX + 1] = "", p[PATH_MAX];
-	bool best_plain = false;
-	struct stat sb;
-	DIR *dp = opendir(BY_ID);
-
-	if (!dp)
-		return false;
-	while ((de = readdir(dp))) {
-		bool plain = strncmp(de->d_name, "wwn-", 4) && !strstr(de->d_name, "-eui.");
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", BY_ID, de->d_name);
-		if (stat(p, &sb) || !S_ISBLK(sb.st_mode) || sb.st_rdev != rdev)
-			continue;
-		if (!best[0] || (plain && !best_plain) ||
-		    (plain == best_plain && strcmp(de->d_name, best) < 0)) {
-			snprintf(best, sizeof(best), "%s", de->d_name);
-			best_plain = plain;
-		}
-	}
-	closedir(dp);
-	return best[0] && snprintf(out, size, "%s/%s", BY_ID, best) < (int)size;
-}
-
-/* What blkid finds on the device open as fd: "" for nothing. */
-static int signature(int fd, char *what, size_t size)
-{
-	blkid_probe pr = blkid_new_probe();
-	const char *v = NULL;
-	int r;
-
-	what[0] = '\0';
-	if (!pr)
-		return -ENOMEM;
-	if (blkid_probe_set_device(pr, fd, 0, 0) ||
-	    blkid_probe_enable_superblocks(pr, 1) ||
-	    blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) ||
-	    blkid_probe_enable_partitions(pr, 1)) {
-		blkid_free_probe(pr);
-		return -EIO;
-	}
-	r = blkid_do_safeprobe(pr);
-	if (r == -2) {
-		snprintf(what, size, "several signatures (blkid -p says which)");
-	} else if (r == 0) {
-		if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL) && v) {
-			if (!strcmp(v, "linux_raid_member"))
-				snprintf(what, size, "an md superblock (linux_raid_member)");
-			else if (!strcmp(v, "LVM2_member"))
-				snprintf(what, size, "an LVM physical volume (LVM2_member)");
-			else
-				snprintf(what, size, "a signature: %s (a file system or other data)", v);
-		} else if (!blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) && v) {
-			snprintf(what, size, "a %s partition table", v);
-		} else {
-			snprintf(what, size, "a signature");
-		}
-	}
-	blkid_free_probe(pr);
-	return r < 0 && r != -2 ? -EIO : 0;
-}
-
-/*
- * A new member (create, replace): a block device nobody holds (an
- * exclusive open fails while a mount, md, LVM or a dm table has it),
- * without a signature unless force; its size and number.
- */
-static int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev)
-{
-	char what[128];
-	uint64_t bytes;
-	struct stat sb;
-	int fd, r;
-
-	if (stat(path, &sb)) {
-		error("%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISBLK(sb.st_mode)) {
-		error("%s: not a block device", path);
-		return -ENOTBLK;
-	}
-	*rdev = sb.st_rdev;
-	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		if (r == -EBUSY)
-			error("%s (%u:%u) is in use (mounted, or held by md, LVM or a device-mapper table: see /sys/dev/block/%u:%u/holders)",
-			      path, major(sb.st_rdev), minor(sb.st_rdev), major(sb.st_rdev),
-			      minor(sb.st_rdev));
-		else
-			error("%s: %s", path, strerror(-r));
-		return r;
-	}
-	r = ioctl(fd, BLKGETSIZE64, &bytes) ? -errno : 0;
-	if (r)
-		error("%s: cannot read its size: %s", path, strerror(-r));
-	if (!r) {
-		*sectors = bytes >> 9;
-		r = signature(fd, what, sizeof(what));
-		if (r)
-			error("%s: cannot probe it for signatures: %s", path, strerror(-r));
-	}
-	close(fd);
-	if (r)
-		return r;
-	if (what[0] && !force) {
-		error("%s carries %s: --force to use it anyway (what it holds is lost)", path, what);
-		return -EEXIST;
-	}
-	if (what[0])
-		fprintf(stderr, "%s: warning: %s carries %s: overwritten (--force)\n", prog, path, what);
-	return 0;
-}
-
-/* The path to record: a /dev/disk/by-id name for a kernel name (/dev/sdX). */
-static void stable_path(const char *path, dev_t rdev, char *out, size_t size)
-{
-	if (strncmp(path, "/dev/disk/", 10) && strncmp(path, "/dev/mapper/", 12) &&
-	    by_id(rdev, out, size)) {
-		printf("member %s recorded as %s\n", path, out);
-		return;
-	}
-	snprintf(out, size, "%s", path);
-}
-
-static void random_uuid(char *uuid, size_t size)
-{
-	unsigned char b[16];
-	size_t i, o;
-
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		for (i = 0; i < sizeof(b); i++)
-			b[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (ts.tv_sec >> i) ^ getpid());
-	}
-	o = (size_t)snprintf(uuid, size, "R45-");
-	for (i = 0; i < sizeof(b) && o + 2 < size; i++)
-		o += (size_t)snprintf(uuid + o, size - o, "%02x", b[i]);
 }
 
 /* ---- create ---- */
@@ -515,7 +214,7 @@ static int cmd_create(int argc, char **argv)
 		switch (c) {
 		case 't':
 			if (!r45desc_parity_members(optarg) || strlen(optarg) >= sizeof(d.type)) {
-				error("--type %s: raid4, raid5_la, raid5_ra, raid5_ls, raid5_rs, raid6_zr, raid6_nr or raid6_nc",
+				ctl_error("--type %s: raid4, raid5_la, raid5_ra, raid5_ls, raid5_rs, raid6_zr, raid6_nr or raid6_nc",
 				      optarg);
 				return 2;
 			}
@@ -523,14 +222,14 @@ static int cmd_create(int argc, char **argv)
 			break;
 		case 'c':
 			if (parse_uint("--chunk", optarg, 16384, &v) || v < 8 || (v & (v - 1))) {
-				error("--chunk %s: a power of two, 8..16384 sectors", optarg);
+				ctl_error("--chunk %s: a power of two, 8..16384 sectors", optarg);
 				return 2;
 			}
 			d.chunk = (unsigned int)v;
 			break;
 		case 'r':
 			if (parse_uint("--region", optarg, 1u << 31, &v) || v < 8 || (v & (v - 1))) {
-				error("--region %s: a power of two of at least 8 sectors", optarg);
+				ctl_error("--region %s: a power of two of at least 8 sectors", optarg);
 				return 2;
 			}
 			region = (unsigned int)v;
@@ -555,21 +254,21 @@ static int cmd_create(int argc, char **argv)
 			break;
 		case 's':
 			if (parse_uint("--stripes", optarg, 16384, &v) || v < 8) {
-				error("--stripes %s: 8..16384", optarg);
+				ctl_error("--stripes %s: 8..16384", optarg);
 				return 2;
 			}
 			d.stripes = (unsigned int)v;
 			break;
 		case 'b':
 			if (parse_uint("--bandwidth", optarg, 100, &v) || v < 1) {
-				error("--bandwidth %s: 1..100", optarg);
+				ctl_error("--bandwidth %s: 1..100", optarg);
 				return 2;
 			}
 			d.bandwidth = (unsigned int)v;
 			break;
 		case 'u':
 			if (!optarg[0] || strlen(optarg) >= sizeof(d.uuid) || strpbrk(optarg, " \t\n")) {
-				error("--uuid \"%s\": 1..%d characters, no blanks", optarg,
+				ctl_error("--uuid \"%s\": 1..%d characters, no blanks", optarg,
 				      R45DESC_UUID_MAX - 1);
 				return 2;
 			}
@@ -592,16 +291,16 @@ static int cmd_create(int argc, char **argv)
 	parity = r45desc_parity_members(d.type);
 	d.nr_members = (unsigned int)(argc - optind);
 	if (d.nr_members < (parity == 2 ? 4u : 3u) || d.nr_members > R45_MAX_MEMBERS) {
-		error("%s takes %u..%d members, not %u", d.type, parity == 2 ? 4 : 3,
+		ctl_error("%s takes %u..%d members, not %u", d.type, parity == 2 ? 4 : 3,
 		      R45_MAX_MEMBERS, d.nr_members);
 		return 2;
 	}
 	if (!access(path, F_OK)) {
-		error("%s exists already: %s is described (raid45ctl status %s)", path, d.name, d.name);
+		ctl_error("%s exists already: %s is described (raid45ctl status %s)", path, d.name, d.name);
 		return 1;
 	}
 	if (!dry && dm_active(d.name, uuid, sizeof(uuid)) == 1) {
-		error("a device-mapper device %s exists already", d.name);
+		ctl_error("a device-mapper device %s exists already", d.name);
 		return 1;
 	}
 	if (!d.uuid[0])
@@ -619,7 +318,7 @@ static int cmd_create(int argc, char **argv)
 			return 1;
 		for (j = 0; j < i; j++)
 			if (d.m[j].state != R45DESC_MISSING && rdev[j] == rdev[i]) {
-				error("%s is member %u already", m, j);
+				ctl_error("%s is member %u already", m, j);
 				return 1;
 			}
 		stable_path(m, rdev[i], d.m[i].path, sizeof(d.m[i].path));
@@ -627,7 +326,7 @@ static int cmd_create(int argc, char **argv)
 		d.m[i].state = R45DESC_CURRENT;
 	}
 	if (r45desc_compute_size(&d, sectors, &d.size, err, sizeof(err))) {
-		error("%s", err);
+		ctl_error("%s", err);
 		return 1;
 	}
 	d.region = region ? region :
@@ -642,11 +341,11 @@ static int cmd_create(int argc, char **argv)
 			return 1;
 		for (i = 0; i < d.nr_members; i++)
 			if (d.m[i].state != R45DESC_MISSING && rdev[i] == lr) {
-				error("the log device %s is member %u", log, i);
+				ctl_error("the log device %s is member %u", log, i);
 				return 1;
 			}
 		if (ls < need) {
-			error("the log device %s has %" PRIu64 " sectors, a log of %" PRIu64 " regions needs %" PRIu64,
+			ctl_error("the log device %s has %" PRIu64 " sectors, a log of %" PRIu64 " regions needs %" PRIu64,
 			      log, ls, (d.size + d.region - 1) / d.region, need);
 			return 1;
 		}
@@ -657,7 +356,7 @@ static int cmd_create(int argc, char **argv)
 	/* everything checked once more, as activate will read it */
 	text = malloc(R45DESC_FILE_MAX);
 	if (!text) {
-		error("out of memory");
+		ctl_error("out of memory");
 		return 1;
 	}
 	r = r45desc_format(&d, text, R45DESC_FILE_MAX);
@@ -666,7 +365,7 @@ static int cmd_create(int argc, char **argv)
 	if (!r)
 		r = r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err));
 	if (r) {
-		error("%s", r == -ENOSPC ? "description too long" : err);
+		ctl_error("%s", r == -ENOSPC ? "description too long" : err);
 		free(text);
 		return 1;
 	}
@@ -679,20 +378,20 @@ static int cmd_create(int argc, char **argv)
 
 	/* the description first: the device never runs undescribed */
 	if (mkdir(r45desc_dir(), 0755) && errno != EEXIST) {
-		error("%s: %s", r45desc_dir(), strerror(errno));
+		ctl_error("%s: %s", r45desc_dir(), strerror(errno));
 		return 1;
 	}
 	r = r45desc_save(path, &d, err, sizeof(err));
 	if (r) {
-		error("%s", err);
+		ctl_error("%s", err);
 		return 1;
 	}
 	r = dm_create(&d, params);
 	if (r) {
-		error("creating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
+		ctl_error("creating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
 		      d.name, strerror(-r), d.size, params);
 		if (unlink(path))
-			error("%s: %s: remove it before creating %s again", path, strerror(errno),
+			ctl_error("%s: %s: remove it before creating %s again", path, strerror(errno),
 			      d.name);
 		return 1;
 	}
@@ -716,7 +415,7 @@ static int cmd_table(int argc, char **argv)
 	if (load(argv[1], &d, path, sizeof(path)))
 		return 1;
 	if (r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err))) {
-		error("%s", err);
+		ctl_error("%s", err);
 		return 1;
 	}
 	printf("0 %" PRIu64 " raid45 %s\n", d.size, params);
@@ -749,7 +448,7 @@ static int cmd_activate(int argc, char **argv)
 		return 1;
 	r = dm_active(d.name, uuid, sizeof(uuid));
 	if (r == 1) {
-		error("%s is active already%s", d.name,
+		ctl_error("%s is active already%s", d.name,
 		      strcmp(uuid, d.uuid) ? " (with another UUID: not this description's array)" : "");
 		return 1;
 	}
@@ -767,21 +466,21 @@ static int cmd_activate(int argc, char **argv)
 			memset(d.m[i].path, 0, sizeof(d.m[i].path));
 			d.m[i].state = R45DESC_MISSING;
 		} else {
-			error("member %u (%s) is not there", i, d.m[i].path);
+			ctl_error("member %u (%s) is not there", i, d.m[i].path);
 		}
 	}
 	if (absent && !degraded) {
-		error("%s not activated: --degraded starts it without the member%s that are not there",
+		ctl_error("%s not activated: --degraded starts it without the member%s that are not there",
 		      d.name, absent == 1 ? "" : "s");
 		return 1;
 	}
 	if (r45desc_table(&d, flags, params, sizeof(params), err, sizeof(err))) {
-		error("%s", err);
+		ctl_error("%s", err);
 		return 1;
 	}
 	r = dm_create(&d, params);
 	if (r) {
-		error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
+		ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
 		      d.name, strerror(-r), d.size, params);
 		return 1;
 	}
@@ -804,17 +503,17 @@ static int cmd_deactivate(int argc, char **argv)
 		return 1;
 	r = dm_active(d.name, uuid, sizeof(uuid));
 	if (r <= 0) {
-		error("%s is not active%s", d.name, r < 0 ? " (cannot ask device-mapper)" : "");
+		ctl_error("%s is not active%s", d.name, r < 0 ? " (cannot ask device-mapper)" : "");
 		return 1;
 	}
 	if (strcmp(uuid, d.uuid)) {
-		error("the device %s has the UUID \"%s\", not the description's %s: not removed",
+		ctl_error("the device %s has the UUID \"%s\", not the description's %s: not removed",
 		      d.name, uuid, d.uuid);
 		return 1;
 	}
 	r = dm_simple(DM_DEVICE_REMOVE, d.name, true);
 	if (r) {
-		error("removing %s: %s%s", d.name, strerror(-r),
+		ctl_error("removing %s: %s%s", d.name, strerror(-r),
 		      r == -EBUSY ? " (open: mounted, or in use; raid45-monitor unregister it first if monitored)" : "");
 		return 1;
 	}
@@ -857,11 +556,11 @@ static int cmd_status(int argc, char **argv)
 	if (active) {
 		r = dm_status(d.name, &st);
 		if (r) {
-			error("cannot read the raid45 status of %s: %s", d.name, strerror(-r));
+			ctl_error("cannot read the raid45 status of %s: %s", d.name, strerror(-r));
 			return 1;
 		}
 		if (st.nr_members != d.nr_members) {
-			error("%s: the kernel has %u members, the description %u", d.name,
+			ctl_error("%s: the kernel has %u members, the description %u", d.name,
 			      st.nr_members, d.nr_members);
 			return 1;
 		}
@@ -956,7 +655,7 @@ static int cmd_fail_record(int argc, char **argv)
 	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
 		return 1;
 	if (r45desc_record_failed(path, 1u << idx, d.nr_members, &changed, err, sizeof(err))) {
-		error("%s", err);
+		ctl_error("%s", err);
 		return 1;
 	}
 	if (changed)
@@ -975,7 +674,7 @@ static int set_member(const char *path, unsigned int idx, const struct r45desc_m
 	int lock = r45desc_lock(path, err, sizeof(err)), r;
 
 	if (lock < 0) {
-		error("%s", err);
+		ctl_error("%s", err);
 		return lock;
 	}
 	r = r45desc_load(path, out, err, sizeof(err));
@@ -985,7 +684,7 @@ static int set_member(const char *path, unsigned int idx, const struct r45desc_m
 	}
 	r45desc_unlock(lock);
 	if (r)
-		error("%s", err);
+		ctl_error("%s", err);
 	return r;
 }
 
@@ -1005,47 +704,47 @@ static int cmd_readd(int argc, char **argv)
 	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
 		return 1;
 	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {
-		error("%s is not active: a readd takes back a member the running array failed (its record of what was written since lives in memory); for an inactive array: raid45ctl replace %s %u %s",
+		ctl_error("%s is not active: a readd takes back a member the running array failed (its record of what was written since lives in memory); for an inactive array: raid45ctl replace %s %u %s",
 		      d.name, d.name, idx, d.m[idx].path[0] ? d.m[idx].path : "<device>");
 		return 1;
 	}
 	if (d.m[idx].state != R45DESC_FAILED && d.m[idx].state != R45DESC_CURRENT) {
-		error("member %u is %s in the description: only a failed member is re-added", idx,
+		ctl_error("member %u is %s in the description: only a failed member is re-added", idx,
 		      r45desc_state_name(d.m[idx].state));
 		return 1;
 	}
 	for (i = 0; i < d.nr_members; i++)
 		if (d.m[i].state == R45DESC_REBUILDING) {
-			error("member %u is being rebuilt: one rebuild at a time", i);
+			ctl_error("member %u is being rebuilt: one rebuild at a time", i);
 			return 1;
 		}
 	r = dm_status(d.name, &st);
 	if (r || st.nr_members != d.nr_members || !st.members[idx].dead ||
 	    st.members[idx].missing) {
-		error("member %u of %s is not a failed member in the kernel%s", idx, d.name,
+		ctl_error("member %u of %s is not a failed member in the kernel%s", idx, d.name,
 		      r ? ": cannot read the status" : "");
 		return 1;
 	}
 	r = dm_simple(DM_DEVICE_SUSPEND, d.name, false);
 	if (r) {
-		error("suspending %s: %s", d.name, strerror(-r));
+		ctl_error("suspending %s: %s", d.name, strerror(-r));
 		return 1;
 	}
 	snprintf(msg, sizeof(msg), "readd %u", idx);
 	r = dm_message(d.name, msg);
 	r2 = dm_simple(DM_DEVICE_RESUME, d.name, true);
 	if (r2)
-		error("resuming %s: %s: it is left suspended (dmsetup resume %s)", d.name,
+		ctl_error("resuming %s: %s: it is left suspended (dmsetup resume %s)", d.name,
 		      strerror(-r2), d.name);
 	if (r) {
-		error("readd of member %u refused: %s (the kernel log says why)", idx, strerror(-r));
+		ctl_error("readd of member %u refused: %s (the kernel log says why)", idx, strerror(-r));
 		return 1;
 	}
 	/* rebuilding until the plugin (or replace) records its end */
 	m = d.m[idx];
 	m.state = R45DESC_REBUILDING;
 	if (set_member(path, idx, &m, &d)) {
-		error("the readd runs, but the description still calls member %u failed: the next activation starts without it",
+		ctl_error("the readd runs, but the description still calls member %u failed: the next activation starts without it",
 		      idx);
 		return 1;
 	}
@@ -1075,28 +774,28 @@ static int cmd_rebuilt(int argc, char **argv)
 	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
 		return 1;
 	if (d.m[idx].state != R45DESC_REBUILDING) {
-		error("member %u is %s, not rebuilding", idx, r45desc_state_name(d.m[idx].state));
+		ctl_error("member %u is %s, not rebuilding", idx, r45desc_state_name(d.m[idx].state));
 		return 1;
 	}
 	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {
-		error("%s is not active: only the running array can say its rebuild finished", d.name);
+		ctl_error("%s is not active: only the running array can say its rebuild finished", d.name);
 		return 1;
 	}
 	r = dm_status(d.name, &st);
 	if (r || st.nr_members != d.nr_members) {
-		error("cannot read the raid45 status of %s", d.name);
+		ctl_error("cannot read the raid45 status of %s", d.name);
 		return 1;
 	}
 	if (st.members[idx].dead || st.members[idx].missing || st.members[idx].rebuilding ||
 	    st.in_sync != st.regions) {
-		error("the rebuild of member %u has not finished: %s, %" PRIu64 "/%" PRIu64 " regions in sync",
+		ctl_error("the rebuild of member %u has not finished: %s, %" PRIu64 "/%" PRIu64 " regions in sync",
 		      idx, st.members[idx].dead ? "it failed" :
 		      st.members[idx].rebuilding ? "still rebuilding" : "not current", st.in_sync,
 		      st.regions);
 		return 1;
 	}
 	if (r45desc_record_rebuilt(path, 1u << idx, d.nr_members, &changed, err, sizeof(err))) {
-		error("%s", err);
+		ctl_error("%s", err);
 		return 1;
 	}
 	printf("%s: member %u recorded current in %s\n", d.name, idx, path);
@@ -1139,13 +838,13 @@ static int cmd_replace(int argc, char **argv)
 	if (load(argv[optind], &d, path, sizeof(path)) || parse_idx(&d, argv[optind + 1], &idx))
 		return 1;
 	if (d.m[idx].state == R45DESC_CURRENT) {
-		error("member %u is current: raid45ctl fail-record %s %u first if it is to go",
+		ctl_error("member %u is current: raid45ctl fail-record %s %u first if it is to go",
 		      idx, d.name, idx);
 		return 1;
 	}
 	for (i = 0; i < d.nr_members; i++)
 		if (i != idx && d.m[i].state == R45DESC_REBUILDING) {
-			error("member %u is being rebuilt: one rebuild at a time", i);
+			ctl_error("member %u is being rebuilt: one rebuild at a time", i);
 			return 1;
 		}
 	if (!has_offset) {
@@ -1161,7 +860,7 @@ static int cmd_replace(int argc, char **argv)
 	parity = r45desc_parity_members(d.type);
 	need = offset + d.size / (d.nr_members - parity);
 	if (sectors < need) {
-		error("%s has %" PRIu64 " sectors, member %u needs %" PRIu64 " (offset %" PRIu64 " + %" PRIu64 ")",
+		ctl_error("%s has %" PRIu64 " sectors, member %u needs %" PRIu64 " (offset %" PRIu64 " + %" PRIu64 ")",
 		      argv[optind + 2], sectors, idx, need, offset, need - offset);
 		return 1;
 	}
@@ -1169,7 +868,7 @@ static int cmd_replace(int argc, char **argv)
 	stable_path(argv[optind + 2], rdev, m.path, sizeof(m.path));
 	for (i = 0; i < d.nr_members; i++)
 		if (i != idx && !strcmp(d.m[i].path, m.path)) {
-			error("%s is member %u already", m.path, i);
+			ctl_error("%s is member %u already", m.path, i);
 			return 1;
 		}
 	m.offset = offset;
@@ -1184,7 +883,7 @@ static int cmd_replace(int argc, char **argv)
 		return 0;
 	}
 	if (r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err))) {
-		error("%s", err);
+		ctl_error("%s", err);
 		return 1;
 	}
 	if (dm_reload(&d, params))
@@ -1224,7 +923,7 @@ int main(int argc, char **argv)
 			dm_lib_release();
 			return rc;
 		}
-	error("unknown command \"%s\"", argv[1]);
+	ctl_error("unknown command \"%s\"", argv[1]);
 	usage(stderr);
 	return 2;
 }

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid45ctl's device work (see r45ctl-dev.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <blkid/blkid.h>
+#include <libdevmapper.h>
+#include "r45ctl-dev.h"
+
+#define BY_ID "/dev/disk/by-id"
+
+/* ---- device-mapper ---- */
+
+static struct dm_task *task(int type, const char *name)
+{
+	struct dm_task *dmt = dm_task_create(type);
+
+	if (dmt && !dm_task_set_name(dmt, name)) {
+		dm_task_destroy(dmt);
+		return NULL;
+	}
+	return dmt;
+}
+
+/* Run dmt (waiting for udev where it creates or removes nodes): 0 or -errno. */
+static int run(struct dm_task *dmt, bool udev)
+{
+	uint32_t cookie = 0;
+	bool waited = false;
+	int r = 0;
+
+	if (udev && dm_task_set_cookie(dmt, &cookie, 0))
+		waited = true;
+	if (!dm_task_run(dmt)) {
+		r = dm_task_get_errno(dmt);
+		r = r > 0 ? -r : -EIO;
+	}
+	if (waited)
+		(void)dm_udev_wait(cookie);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int dm_simple(int type, const char *name, bool udev)
+{
+	struct dm_task *dmt = task(type, name);
+
+	return dmt ? run(dmt, udev) : -ENOMEM;
+}
+
+/* 1 active (uuid filled), 0 not, -errno. */
+int dm_active(const char *name, char *uuid, size_t size)
+{
+	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
+	struct dm_info info;
+	const char *u;
+	int r = -EIO;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (dm_task_run(dmt) && dm_task_get_info(dmt, &info)) {
+		r = info.exists ? 1 : 0;
+		u = info.exists ? dm_task_get_uuid(dmt) : NULL;
+		snprintf(uuid, size, "%s", u ? u : "");
+	}
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int dm_create(const struct r45desc *d, const char *params)
+{
+	struct dm_task *dmt = task(DM_DEVICE_CREATE, d->name);
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_uuid(dmt, d->uuid) ||
+	    !dm_task_add_target(dmt, 0, d->size, "raid45", params)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	return run(dmt, true);
+}
+
+/* Load params, suspend, resume; resume even when the message of a readd fails. */
+int dm_reload(const struct r45desc *d, const char *params)
+{
+	struct dm_task *dmt = task(DM_DEVICE_RELOAD, d->name);
+	int r;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_add_target(dmt, 0, d->size, "raid45", params)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	r = run(dmt, false);
+	if (r) {
+		ctl_error("loading the new table of %s: %s (the kernel log says why)", d->name,
+		      strerror(-r));
+		return r;
+	}
+	r = dm_simple(DM_DEVICE_SUSPEND, d->name, false);
+	if (r) {
+		ctl_error("suspending %s: %s; the new table is left inactive (dmsetup clear %s drops it)",
+		      d->name, strerror(-r), d->name);
+		return r;
+	}
+	r = dm_simple(DM_DEVICE_RESUME, d->name, true);
+	if (r)
+		ctl_error("resuming %s: %s: it is left suspended (dmsetup resume %s)", d->name,
+		      strerror(-r), d->name);
+	return r;
+}
+
+int dm_message(const char *name, const char *msg)
+{
+	struct dm_task *dmt = task(DM_DEVICE_TARGET_MSG, name);
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_sector(dmt, 0) || !dm_task_set_message(dmt, msg)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	return run(dmt, false);
+}
+
+/* The raid45 status at sector 0: 0, or -errno (-ENOENT: no such target). */
+int dm_status(const char *name, struct r45_status *st)
+{
+	struct dm_task *dmt = task(DM_DEVICE_STATUS, name);
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	int r = -ENOENT;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_no_flush(dmt) || !dm_task_run(dmt)) {
+		dm_task_destroy(dmt);
+		return -EIO;
+	}
+	do {
+		type = params = NULL;
+		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
+		if (type && !s && !strcmp(type, "raid45")) {
+			r = r45_status_parse(params ? params : "", st) ? -EINVAL : 0;
+			break;
+		}
+	} while (next);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* ---- members ---- */
+
+/* A /dev/disk/by-id name of the device rdev (not wwn-/eui.: less readable). */
+static bool by_id(dev_t rdev, char *out, size_t size)
+{
+	struct dirent *de;
+	char best[NAME_MAX + 1] = "", p[PATH_MAX];
+	bool best_plain = false;
+	struct stat sb;
+	DIR *dp = opendir(BY_ID);
+
+	if (!dp)
+		return false;
+	while ((de = readdir(dp))) {
+		bool plain = strncmp(de->d_name, "wwn-", 4) && !strstr(de->d_name, "-eui.");
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", BY_ID, de->d_name);
+		if (stat(p, &sb) || !S_ISBLK(sb.st_mode) || sb.st_rdev != rdev)
+			continue;
+		if (!best[0] || (plain && !best_plain) ||
+		    (plain == best_plain && strcmp(de->d_name, best) < 0)) {
+			snprintf(best, sizeof(best), "%s", de->d_name);
+			best_plain = plain;
+		}
+	}
+	closedir(dp);
+	return best[0] && snprintf(out, size, "%s/%s", BY_ID, best) < (int)size;
+}
+
+/* What blkid finds on the device open as fd: "" for nothing. */
+static int signature(int fd, char *what, size_t size)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *v = NULL;
+	int r;
+
+	what[0] = '\0';
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0) ||
+	    blkid_probe_enable_superblocks(pr, 1) ||
+	    blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE) ||
+	    blkid_probe_enable_partitions(pr, 1)) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	r = blkid_do_safeprobe(pr);
+	if (r == -2) {
+		snprintf(what, size, "several signatures (blkid -p says which)");
+	} else if (r == 0) {
+		if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL) && v) {
+			if (!strcmp(v, "linux_raid_member"))
+				snprintf(what, size, "an md superblock (linux_raid_member)");
+			else if (!strcmp(v, "LVM2_member"))
+				snprintf(what, size, "an LVM physical volume (LVM2_member)");
+			else
+				snprintf(what, size, "a signature: %s (a file system or other data)", v);
+		} else if (!blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) && v) {
+			snprintf(what, size, "a %s partition table", v);
+		} else {
+			snprintf(what, size, "a signature");
+		}
+	}
+	blkid_free_probe(pr);
+	return r < 0 && r != -2 ? -EIO : 0;
+}
+
+/*
+ * A new member (create, replace): a block device nobody holds (an
+ * exclusive open fails while a mount, md, LVM or a dm table has it),
+ * without a signature unless force; its size and number.
+ */
+int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev)
+{
+	char what[128];
+	uint64_t bytes;
+	struct stat sb;
+	int fd, r;
+
+	if (stat(path, &sb)) {
+		ctl_error("%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISBLK(sb.st_mode)) {
+		ctl_error("%s: not a block device", path);
+		return -ENOTBLK;
+	}
+	*rdev = sb.st_rdev;
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -EBUSY)
+			ctl_error("%s (%u:%u) is in use (mounted, or held by md, LVM or a device-mapper table: see /sys/dev/block/%u:%u/holders)",
+			      path, major(sb.st_rdev), minor(sb.st_rdev), major(sb.st_rdev),
+			      minor(sb.st_rdev));
+		else
+			ctl_error("%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = ioctl(fd, BLKGETSIZE64, &bytes) ? -errno : 0;
+	if (r)
+		ctl_error("%s: cannot read its size: %s", path, strerror(-r));
+	if (!r) {
+		*sectors = bytes >> 9;
+		r = signature(fd, what, sizeof(what));
+		if (r)
+			ctl_error("%s: cannot probe it for signatures: %s", path, strerror(-r));
+	}
+	close(fd);
+	if (r)
+		return r;
+	if (what[0] && !force) {
+		ctl_error("%s carries %s: --force to use it anyway (what it holds is lost)", path, what);
+		return -EEXIST;
+	}
+	if (what[0])
+		fprintf(stderr, "raid45ctl: warning: %s carries %s: overwritten (--force)\n", path, what);
+	return 0;
+}
+
+/* The path to record: a /dev/disk/by-id name for a kernel name (/dev/sdX). */
+void stable_path(const char *path, dev_t rdev, char *out, size_t size)
+{
+	if (strncmp(path, "/dev/disk/", 10) && strncmp(path, "/dev/mapper/", 12) &&
+	    by_id(rdev, out, size)) {
+		printf("member %s recorded as %s\n", path, out);
+		return;
+	}
+	snprintf(out, size, "%s", path);
+}
+
+void random_uuid(char *uuid, size_t size)
+{
+	unsigned char b[16];
+	size_t i, o;
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		for (i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (ts.tv_sec >> i) ^ getpid());
+	}
+	o = (size_t)snprintf(uuid, size, "R45-");
+	for (i = 0; i < sizeof(b) && o + 2 < size; i++)
+		o += (size_t)snprintf(uuid + o, size - o, "%02x", b[i]);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * raid45ctl's device work (r45ctl-dev.c): device-mapper through
+ * libdevmapper, and the checks of a new member (size, holders,
+ * signatures through libblkid).  Errors are printed (ctl_error) and
+ * returned as -errno.
+ */
+#ifndef R45CTL_DEV_H
+#define R45CTL_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "r45desc.h"
+#include "r45status.h"
+
+__attribute__((format(printf, 1, 2)))
+void ctl_error(const char *fmt, ...);
+
+/* DM_DEVICE_SUSPEND, _RESUME, _REMOVE... on name (udev: wait for its nodes) */
+int dm_simple(int type, const char *name, bool udev);
+/* 1 active (its uuid filled in), 0 not, -errno */
+int dm_active(const char *name, char *uuid, size_t size);
+/* create d's device (its name, UUID, size) with these raid45 parameters */
+int dm_create(const struct r45desc *d, const char *params);
+/* load these parameters into d's active device, suspend, resume */
+int dm_reload(const struct r45desc *d, const char *params);
+/* a message to the target at sector 0 */
+int dm_message(const char *name, const char *msg);
+/* the raid45 status at sector 0: 0, -ENOENT (no such target), -errno */
+int dm_status(const char *name, struct r45_status *st);
+
+/*
+ * A new member: a block device nobody holds, without a signature unless
+ * force; its size in sectors and its device number.
+ */
+int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev);
+/* the path to record: its /dev/disk/by-id name for a kernel name */
+void stable_path(const char *path, dev_t rdev, char *out, size_t size);
+/* "R45-" and 32 random hex digits */
+void random_uuid(char *uuid, size_t size);
+
+#endif
