@@ -979,8 +979,9 @@ static void record(struct r45mon_dev *d, struct r45mon_target *t,
 	member_list(mask, ", ", list, sizeof(list));
 	if (r && r != -ENOENT) {
 		if (!t->record_error_logged)
-			TLOG(LOG_ERR, "cannot record the failure of member%s %s in the array's description: %s: writes stay held (tried again at the next event or timeout)",
-			     plural(mask), list, err[0] ? err : strerror(-r));
+			TLOG(LOG_ERR, "cannot record the failure of member%s %s in the array's description: %s: %s(tried again at the next event or timeout)",
+			     plural(mask), list, err[0] ? err : strerror(-r),
+			     st->held ? "writes stay held " : "");
 		t->record_error_logged = true;
 		return;
 	}
