@@ -463,37 +463,21 @@ static void pd_replaced(void *ctx, unsigned int k, const char *old, const char *
  * description only root can change is written (it decides what the next
  * activation takes for current); one describing a raid45 target that is
  * not at sector 0, or another number of members, is refused: writes stay
- * held and the log says why.
+ * held and the log says why (r45desc_record_device, unit-tested).  Also
+ * the end of a rebuild (rebuilding -> current).
  */
+static int trusted(const char *path, char *why, size_t size)
+{
+	return r45_trusted_file(path, R45SAFE_OWNER, why, size);
+}
+
 static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
 		     bool failed, char *err, size_t errsize)
 {
 	struct plugin_dev *pd = ctx;
-	char path[PATH_MAX], why[PATH_MAX + 128];
-	uint32_t changed;
-	int r;
 
-	r = r45desc_find(r45desc_dir(), pd->mon.name, pd->uuid, path, sizeof(path),
-			 err, errsize);
-	if (r)
-		return r;
-	if (start) {
-		snprintf(err, errsize, "%s describes a raid45 target at sector 0, this one starts at %llu",
-			 path, (unsigned long long)start);
-		return -EINVAL;
-	}
-	r = r45_trusted_file(path, R45SAFE_OWNER, why, sizeof(why));
-	if (r) {
-		snprintf(err, errsize, "%s not written: %s (it must be a regular file owned by root that only root can change)",
-			 path, why);
-		return r == -ENOENT ? -EIO : r;
-	}
-	if (failed)
-		r = r45desc_record_failed(path, mask, nr, &changed, err, errsize);
-	else
-		r = r45desc_record_rebuilt(path, mask, nr, &changed, err, errsize);
-	/* found a moment ago: gone now is not "no description" */
-	return r == -ENOENT ? -EIO : r;
+	return r45desc_record_device(r45desc_dir(), pd->mon.name, pd->uuid, start, mask, nr,
+				     failed, trusted, err, errsize);
 }
 
 static int pd_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,

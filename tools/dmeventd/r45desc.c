@@ -975,3 +975,33 @@ int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_memb
 	return update(path, mask, nr_members, STATE(R45DESC_REBUILDING), R45DESC_CURRENT,
 		      changed, err, errsize);
 }
+
+int r45desc_record_device(const char *dir, const char *name, const char *uuid,
+			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
+			  r45desc_trust_fn trust, char *err, size_t errsize)
+{
+	char path[PATH_MAX], why[PATH_MAX + 128];
+	uint32_t changed;
+	int r;
+
+	r = r45desc_find(dir, name, uuid, path, sizeof(path), err, errsize);
+	if (r)
+		return r;
+	if (start) {
+		snprintf(err, errsize, "%s describes a raid45 target at sector 0, this one starts at %" PRIu64,
+			 path, start);
+		return -EINVAL;
+	}
+	r = trust ? trust(path, why, sizeof(why)) : 0;
+	if (r) {
+		snprintf(err, errsize, "%s not written: %s (it must be a regular file owned by root that only root can change)",
+			 path, why);
+		return r == -ENOENT ? -EIO : r;
+	}
+	if (failed)
+		r = r45desc_record_failed(path, mask, nr, &changed, err, errsize);
+	else
+		r = r45desc_record_rebuilt(path, mask, nr, &changed, err, errsize);
+	/* found a moment ago: gone now is not "no description" */
+	return r == -ENOENT ? -EIO : r;
+}

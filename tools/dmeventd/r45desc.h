@@ -195,4 +195,18 @@ int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_membe
 int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_members,
 			   uint32_t *changed, char *err, size_t errsize);
 
+/*
+ * The plugin's record for a dm device (name, uuid) and its raid45 target
+ * at start: its description found (r45desc_find), trusted (trust: 0, or
+ * -errno with why), then the members in mask recorded failed (failed) or
+ * rebuilt.  0; -ENOENT only when the device has no description (nothing
+ * to record); any other -errno with why in err: a description of another
+ * array (UUID), of a target not at sector 0, not trusted, damaged, or
+ * that could not be written.
+ */
+typedef int (*r45desc_trust_fn)(const char *path, char *why, size_t size);
+int r45desc_record_device(const char *dir, const char *name, const char *uuid,
+			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
+			  r45desc_trust_fn trust, char *err, size_t errsize);
+
 #endif

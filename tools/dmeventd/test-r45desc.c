@@ -428,6 +428,21 @@ static void test_atomic(void)
 	report("r45desc-atomic-write", before);
 }
 
+static int trust_yes(const char *path, char *why, size_t size)
+{
+	(void)path;
+	(void)why;
+	(void)size;
+	return 0;
+}
+
+static int trust_no(const char *path, char *why, size_t size)
+{
+	(void)path;
+	snprintf(why, size, "group-writable");
+	return -EPERM;
+}
+
 static void test_load_record_find(void)
 {
 	int before = failures, r;
@@ -502,6 +517,25 @@ static void test_load_record_find(void)
 	CHECK(r == -ENOENT, "bad name: %d", r);
 	r = r45desc_find("/nonexistent-dir", "x", "U", found, sizeof(found), err, sizeof(err));
 	CHECK(r == -ENOENT, "no dir: %d", r);
+
+	/* the plugin's record: found by uuid, trusted, recorded */
+	r = r45desc_record_device(tmpdir, "renamed", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", 0, 1,
+				  4, true, trust_yes, err, sizeof(err));
+	CHECK(!r && !r45desc_load(path, &d, err, sizeof(err)) && d.m[0].state == R45DESC_FAILED,
+	      "record_device: %d %s", r, err);
+	r = r45desc_record_device(tmpdir, "r5", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", 0, 1,
+				  4, true, trust_no, err, sizeof(err));
+	CHECK(r == -EPERM && strstr(err, "r5.conf not written: group-writable"),
+	      "untrusted: %d %s", r, err);
+	r = r45desc_record_device(tmpdir, "r5", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", 512, 1,
+				  4, true, trust_yes, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "this one starts at 512"), "start: %d %s", r, err);
+	r = r45desc_record_device(tmpdir, "r5", "OTHER", 0, 1, 4, true, trust_yes, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "another array's description"), "uuid: %d %s", r, err);
+	r = r45desc_record_device(tmpdir, "none", "NONE", 0, 1, 4, true, trust_yes, err, sizeof(err));
+	CHECK(r == -ENOENT, "no description: %d %s", r, err);
+	r = r45desc_record_device(tmpdir, "r5", "", 0, 4, 4, false, trust_yes, err, sizeof(err));
+	CHECK(!r, "record_device rebuilt: %d %s", r, err);
 	report("r45desc-record-find", before);
 }
 
