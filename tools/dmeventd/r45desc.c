@@ -133,9 +133,12 @@ static int num(const char *s, uint64_t max, uint64_t *v)
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
 			return -EINVAL;
-		if (x > (max - (uint64_t)(*s - '0')) / 10)
+		if (x > max / 10)
 			return -EINVAL;
-		x = x * 10 + (uint64_t)(*s - '0');
+		x *= 10;
+		if ((uint64_t)(*s - '0') > max - x)
+			return -EINVAL;
+		x += (uint64_t)(*s - '0');
 	}
 	*v = x;
 	return 0;
@@ -156,7 +159,7 @@ static int ranged(struct parser *p, const char *key, const char *s, uint64_t min
 	return 0;
 }
 
-/* An absolute path without "//"-style surprises: only its length is checked. */
+/* An absolute path that fits (the device need not exist yet). */
 static int path_word(struct parser *p, const char *what, const char *s, char *dst)
 {
 	if (s[0] != '/')
