@@ -464,7 +464,8 @@ static void pd_replaced(void *ctx, unsigned int k, const char *old, const char *
  * activation takes for current); one describing a raid45 target that is
  * not at sector 0, or another number of members, is refused: writes stay
  * held and the log says why (r45desc_record_device, unit-tested).  Also
- * the end of a rebuild (rebuilding -> current).
+ * the end of a rebuild (rebuilding -> current) and a spare put in a
+ * failed member's place (rebuilding).
  */
 static int trusted(const char *path, char *why, size_t size)
 {
@@ -492,6 +493,15 @@ static int pd_record_rebuilt(void *ctx, uint64_t start, unsigned int k, unsigned
 	return pd_record(ctx, start, 1u << k, nr, false, err, errsize);
 }
 
+static int pd_record_replaced(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
+			      const char *path, uint64_t offset, char *err, size_t errsize)
+{
+	struct plugin_dev *pd = ctx;
+
+	return r45desc_record_device_replaced(r45desc_dir(), pd->mon.name, pd->uuid, start, k,
+					      nr, path, offset, trusted, err, errsize);
+}
+
 static const struct r45mon_ops plugin_ops = {
 	.get_table = pd_get_table,
 	.reload = pd_reload,
@@ -502,6 +512,7 @@ static const struct r45mon_ops plugin_ops = {
 	.replaced = pd_replaced,
 	.record_failed = pd_record_failed,
 	.record_rebuilt = pd_record_rebuilt,
+	.record_replaced = pd_record_replaced,
 };
 
 /* ---- status ---- */

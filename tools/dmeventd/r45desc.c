@@ -802,10 +802,22 @@ int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t er
 		return -ENOMEM;
 	}
 	r = r45desc_format(d, buf, R45DESC_FILE_MAX);
-	if (r)
+	if (r) {
 		snprintf(err, errsize, "%s: description too long", path);
-	else
-		r = r45desc_write_atomic(path, buf, strlen(buf), NULL, NULL, err, errsize);
+	} else {
+		/* never write what the next read would refuse */
+		struct r45desc *back = malloc(sizeof(*back));
+		char why[384];
+
+		r = back ? r45desc_parse(buf, strlen(buf), "the new description", back,
+					 why, sizeof(why)) : -ENOMEM;
+		free(back);
+		if (r)
+			snprintf(err, errsize, "%s: not written: %s", path,
+				 r == -ENOMEM ? "out of memory" : why);
+		else
+			r = r45desc_write_atomic(path, buf, strlen(buf), NULL, NULL, err, errsize);
+	}
 	free(buf);
 	return r;
 }
@@ -979,15 +991,56 @@ int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_memb
 		      changed, err, errsize);
 }
 
-int r45desc_record_device(const char *dir, const char *name, const char *uuid,
-			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
-			  r45desc_trust_fn trust, char *err, size_t errsize)
+int r45desc_record_replaced(const char *path, unsigned int k, unsigned int nr_members,
+			    const char *dev, uint64_t offset, char *err, size_t errsize)
 {
-	char path[PATH_MAX], why[PATH_MAX + 128];
-	uint32_t changed;
+	struct r45desc *d = malloc(sizeof(*d));
+	int r, lock;
+
+	if (!d) {
+		snprintf(err, errsize, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	lock = r45desc_lock(path, err, errsize);
+	if (lock < 0) {
+		free(d);
+		return lock;
+	}
+	r = r45desc_load(path, d, err, errsize);
+	if (r)
+		goto out;
+	r = -EINVAL;
+	if (d->nr_members != nr_members || k >= nr_members)
+		snprintf(err, errsize, "%s describes %u members, the array has %u",
+			 path, d->nr_members, nr_members);
+	else if (d->m[k].state != R45DESC_FAILED && d->m[k].state != R45DESC_MISSING)
+		snprintf(err, errsize, "%s calls member %u %s, not failed or missing: not replaced there",
+			 path, k, r45desc_state_name(d->m[k].state));
+	else if (dev[0] != '/' || strlen(dev) >= R45DESC_PATH_MAX)
+		snprintf(err, errsize, "%s: \"%s\" is not an absolute path that fits", path, dev);
+	else
+		r = 0;
+	if (r)
+		goto out;
+	memset(d->m[k].path, 0, sizeof(d->m[k].path));
+	strcpy(d->m[k].path, dev);
+	d->m[k].offset = offset;
+	d->m[k].state = R45DESC_REBUILDING;
+	r = r45desc_save(path, d, err, errsize);
+out:
+	r45desc_unlock(lock);
+	free(d);
+	return r;
+}
+
+/* The description of a device for the plugin: found, for sector 0, trusted. */
+static int locate(const char *dir, const char *name, const char *uuid, uint64_t start,
+		  r45desc_trust_fn trust, char *path, size_t size, char *err, size_t errsize)
+{
+	char why[PATH_MAX + 128];
 	int r;
 
-	r = r45desc_find(dir, name, uuid, path, sizeof(path), err, errsize);
+	r = r45desc_find(dir, name, uuid, path, size, err, errsize);
 	if (r)
 		return r;
 	if (start) {
@@ -1001,10 +1054,39 @@ int r45desc_record_device(const char *dir, const char *name, const char *uuid,
 			 path, why);
 		return r == -ENOENT ? -EIO : r;
 	}
+	return 0;
+}
+
+int r45desc_record_device(const char *dir, const char *name, const char *uuid,
+			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
+			  r45desc_trust_fn trust, char *err, size_t errsize)
+{
+	char path[PATH_MAX];
+	uint32_t changed;
+	int r;
+
+	r = locate(dir, name, uuid, start, trust, path, sizeof(path), err, errsize);
+	if (r)
+		return r;
 	if (failed)
 		r = r45desc_record_failed(path, mask, nr, &changed, err, errsize);
 	else
 		r = r45desc_record_rebuilt(path, mask, nr, &changed, err, errsize);
 	/* found a moment ago: gone now is not "no description" */
+	return r == -ENOENT ? -EIO : r;
+}
+
+int r45desc_record_device_replaced(const char *dir, const char *name, const char *uuid,
+				   uint64_t start, unsigned int k, unsigned int nr,
+				   const char *dev, uint64_t offset, r45desc_trust_fn trust,
+				   char *err, size_t errsize)
+{
+	char path[PATH_MAX];
+	int r;
+
+	r = locate(dir, name, uuid, start, trust, path, sizeof(path), err, errsize);
+	if (r)
+		return r;
+	r = r45desc_record_replaced(path, k, nr, dev, offset, err, errsize);
 	return r == -ENOENT ? -EIO : r;
 }

@@ -157,7 +157,10 @@ typedef int (*r45desc_before_rename_fn)(const char *tmp, void *ctx);
 int r45desc_write_atomic(const char *path, const char *text, size_t len,
 			 r45desc_before_rename_fn before_rename, void *ctx,
 			 char *err, size_t errsize);
-/* r45desc_format() then r45desc_write_atomic(). */
+/*
+ * r45desc_format(), checked by parsing it back (a description the next
+ * read would refuse is not written: -EINVAL), then r45desc_write_atomic().
+ */
 int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t errsize);
 
 /*
@@ -196,6 +199,13 @@ int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_memb
 			   uint32_t *changed, char *err, size_t errsize);
 
 /*
+ * Member k (failed or missing in the description) replaced by dev (at
+ * offset) and being rebuilt: recorded rebuilding.  0, or -errno with why.
+ */
+int r45desc_record_replaced(const char *path, unsigned int k, unsigned int nr_members,
+			    const char *dev, uint64_t offset, char *err, size_t errsize);
+
+/*
  * The plugin's record for a dm device (name, uuid) and its raid45 target
  * at start: its description found (r45desc_find), trusted (trust: 0, or
  * -errno with why), then the members in mask recorded failed (failed) or
@@ -208,5 +218,10 @@ typedef int (*r45desc_trust_fn)(const char *path, char *why, size_t size);
 int r45desc_record_device(const char *dir, const char *name, const char *uuid,
 			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
 			  r45desc_trust_fn trust, char *err, size_t errsize);
+/* The same for a spare the monitor put in member k's place. */
+int r45desc_record_device_replaced(const char *dir, const char *name, const char *uuid,
+				   uint64_t start, unsigned int k, unsigned int nr,
+				   const char *dev, uint64_t offset, r45desc_trust_fn trust,
+				   char *err, size_t errsize);
 
 #endif

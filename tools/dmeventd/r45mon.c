@@ -802,6 +802,25 @@ static bool spare_in_table(const struct r45_table *tab, const char *devno)
 	return false;
 }
 
+/* A spare put in member k's place, in the array's description. */
+static void record_replaced(struct r45mon_dev *d, struct r45mon_target *t,
+			    const struct r45_status *st, unsigned int k, const char *path,
+			    uint64_t off)
+{
+	char err[512] = "";
+	int r;
+
+	if (!d->ops->record_replaced)
+		return;
+	r = d->ops->record_replaced(d->ctx, t->start, k, st->nr_members, path, off,
+				    err, sizeof(err));
+	if (!r)
+		TLOG(LOG_NOTICE, "member %u is %s, rebuilding, in the array's description", k, path);
+	else if (r != -ENOENT)
+		TLOG(LOG_ERR, "cannot record spare %s as member %u in the array's description: %s: the next activation from it starts without member %u",
+		     path, k, err[0] ? err : strerror(-r), k);
+}
+
 /* Replace failed member k by the next usable spare: true if done. */
 static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 			   const struct r45_status *st, unsigned int k)
@@ -873,6 +892,7 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 		     k, old, path, devno);
 		if (d->ops->replaced)
 			d->ops->replaced(d->ctx, k, old, path, devno);
+		record_replaced(d, t, st, k, path, off);
 		memset(mem, 0, sizeof(*mem));
 		t->replaced = (int)k;
 		t->rebuild = (int)k;

@@ -106,6 +106,15 @@ struct r45mon_ops {
 	 */
 	int (*record_rebuilt)(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
 			      char *err, size_t errsize);
+	/*
+	 * optional: member k (of nr) was replaced by the spare path at
+	 * offset, its rebuild started: the description names the spare,
+	 * rebuilding.  0, -ENOENT (no description), or -errno with why
+	 * (logged: the description still calls the member failed, so the
+	 * next activation starts without it)
+	 */
+	int (*record_replaced)(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
+			       const char *path, uint64_t offset, char *err, size_t errsize);
 };
 
 enum r45mon_ack {

@@ -539,6 +539,32 @@ static void test_load_record_find(void)
 	CHECK(r == -ENOENT, "no description: %d %s", r, err);
 	r = r45desc_record_device(tmpdir, "r5", "", 0, 4, 4, false, trust_yes, err, sizeof(err));
 	CHECK(!r, "record_device rebuilt: %d %s", r, err);
+
+	/* a spare in a failed member's place: recorded rebuilding */
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[0].state == R45DESC_FAILED &&
+	      d.m[1].state == R45DESC_FAILED && d.m[3].state == R45DESC_MISSING, "before: %s", err);
+	r = r45desc_record_device_replaced(tmpdir, "r5", "", 0, 1, 4, "/dev/mapper/s0", 4096,
+					   trust_yes, err, sizeof(err));
+	CHECK(!r && !r45desc_load(path, &d, err, sizeof(err)) &&
+	      d.m[1].state == R45DESC_REBUILDING && !strcmp(d.m[1].path, "/dev/mapper/s0") &&
+	      d.m[1].offset == 4096, "replaced: %d %s", r, err);
+	/* a second rebuilding member: the new description would be refused */
+	r = r45desc_record_replaced(path, 3, 4, "/dev/mapper/s1", 0, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "not written: the new description: members 1 and 3 both rebuilding"),
+	      "two rebuilding: %d %s", r, err);
+	/* a member that is current, a device that is a member already */
+	r = r45desc_record_replaced(path, 2, 4, "/dev/mapper/s1", 0, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "calls member 2 current, not failed or missing"),
+	      "current: %d %s", r, err);
+	r = r45desc_record_rebuilt(path, 2, 4, NULL, err, sizeof(err));
+	CHECK(!r, "rebuilt 1: %s", err);
+	r = r45desc_record_replaced(path, 3, 4, "/dev/mapper/s0", 0, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "members 1 and 3 are both /dev/mapper/s0"),
+	      "duplicate: %d %s", r, err);
+	r = r45desc_record_replaced(path, 3, 4, "s1", 0, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "\"s1\" is not an absolute path"), "relative: %s", err);
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[3].state == R45DESC_MISSING,
+	      "unchanged after refusals");
 	report("r45desc-record-find", before);
 }
 

@@ -352,6 +352,20 @@ static int fake_record_rebuilt(void *ctx, uint64_t start, unsigned int k, unsign
 	return 0;
 }
 
+static int fake_record_replaced(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
+				const char *path, uint64_t offset, char *err, size_t errsize)
+{
+	struct fake *f = ctx;
+	char call[96];
+
+	(void)err;
+	(void)errsize;
+	CHECK(start == 0 && nr == f->n, "record_replaced(%llu, %u)", (unsigned long long)start, nr);
+	snprintf(call, sizeof(call), "replaced %u %s %llu", k, path, (unsigned long long)offset);
+	seq_add(f, "%s;", call);
+	return 0;
+}
+
 static const struct r45mon_ops fake_ops = {
 	.get_table = fake_get_table,
 	.reload = fake_reload,
@@ -373,6 +387,7 @@ static const struct r45mon_ops desc_ops = {
 	.replaced = fake_replaced,
 	.record_failed = fake_record_failed,
 	.record_rebuilt = fake_record_rebuilt,
+	.record_replaced = fake_record_replaced,
 };
 
 /* Lines logged that contain s. */
@@ -1023,10 +1038,11 @@ static void test_record(void)
 	CHECK(!strcmp(f.seq, "record 0x2;") && f.held && !f.nr_reloads, "spare, not recorded: %s",
 	      f.seq);
 	event(&d, &f);
-	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;"), "spare: %s", f.seq);
+	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;replaced 1 /dev/s0 0;"),
+	      "spare: %s", f.seq);
 	/* the rebuild's end goes to the description, then the final reload */
 	rebuild_steps(&d, &f, 20);
-	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;rebuilt 1;reload;"),
+	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;replaced 1 /dev/s0 0;rebuilt 1;reload;"),
 	      "spare, rebuilt: %s", f.seq);
 
 	/* RAID6: a second failure while the first is recorded */
