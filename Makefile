@@ -6,7 +6,8 @@
 #   make all-kernels      module for every installed kernel with headers
 #   make sparse           sparse (C=2) over the code for every kernel
 #   make unit             userspace unit tests
-#   make tools            the dmeventd plugin and raid45-monitor (build/tools/)
+#   make tools            the dmeventd plugin, raid45-monitor and raid45ctl
+#                         (build/tools/)
 #   make check            everything: setup, builds, unit and VM tests
 #                         (each guest test on the kernels its header
 #                         names), ending with a time table
@@ -22,7 +23,8 @@
 #   make install          install-module and install-tools:
 #   make install-module   the module into /lib/modules/$(KVER)/updates
 #   make install-tools    the dmeventd plugin beside lvm2's plugins, the
-#                         raid45-monitor command into /usr/local/sbin
+#                         raid45-monitor and raid45ctl commands into
+#                         /usr/local/sbin
 
 KVER ?= $(shell scripts/kernels newest)
 KERNELS = $(shell scripts/kernels)
