@@ -445,15 +445,19 @@ static int load_table(struct r45mon_dev *d, struct r45mon_target *t,
 
 /* ---- what changed ---- */
 
+static void unseen_rebuilds(struct r45mon_dev *d, struct r45mon_target *t,
+			    const struct r45_status *st, int r);
+
 static void first_sight(struct r45mon_dev *d, struct r45mon_target *t,
 			const struct r45_status *st)
 {
 	struct r45_table tab;
 	char health[3 * R45_MAX_MEMBERS + 1], devno[32];
 	unsigned int i;
-	int r;
+	int r, dti = -1;
 
 	if (!read_table(d, t, &tab)) {
+		dti = tab.dev_to_init;
 		t->parity = r45_table_parity_members(&tab);
 		snprintf(t->raid_type, sizeof(t->raid_type), "%s", tab.raid_type);
 	} else {
@@ -491,6 +495,11 @@ static void first_sight(struct r45mon_dev *d, struct r45mon_target *t,
 		TLOG(LOG_WARNING, "writes are held until the failure is recorded");
 	r = r45_status_rebuilding(st);
 	t->rebuild = r;
+	/* a table with <dev_to_init> whose rebuild finished before we looked */
+	if (dti >= 0 && dti < (int)st->nr_members && r != dti) {
+		t->m[dti].unseen_rebuild = true;
+		unseen_rebuilds(d, t, st, r);
+	}
 	t->decile = decile(st);
 	if (st->action == R45_ACTION_RECOVER && r >= 0)
 		TLOG(LOG_NOTICE, "rebuild of member %d in progress: %u%% (%llu/%llu regions)",
@@ -620,6 +629,43 @@ static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 		     k, err[0] ? err : strerror(-r));
 }
 
+/*
+ * A member someone else put in place (a reload naming it <dev_to_init>,
+ * a readd) whose rebuild was never seen running ("i"): a small rebuild
+ * runs whole between two looks.  Once it is alive, no rebuild runs and
+ * every region is in sync, its rebuild has finished: recorded as the
+ * rebuilds seen running are (the description calls it current again).
+ * r: the member rebuilding now, or -1.
+ */
+static void unseen_rebuilds(struct r45mon_dev *d, struct r45mon_target *t,
+			    const struct r45_status *st, int r)
+{
+	char devno[32];
+	unsigned int i;
+
+	for (i = 0; i < st->nr_members; i++) {
+		const struct r45_member *m = &st->members[i];
+
+		if (!t->m[i].unseen_rebuild)
+			continue;
+		if (m->dead || m->missing || r == (int)i || t->rebuild == (int)i) {
+			/* failed, or its rebuild seen running: followed as such */
+			t->m[i].unseen_rebuild = false;
+			continue;
+		}
+		if (r >= 0 || st->in_sync != st->regions ||
+		    (st->action != R45_ACTION_IDLE && st->action != R45_ACTION_FROZEN))
+			continue;	/* not yet */
+		t->m[i].unseen_rebuild = false;
+		devno_str(m, devno, sizeof(devno));
+		TLOG(LOG_NOTICE, "rebuild of member %u (%s) finished between two looks: %llu/%llu regions in sync",
+		     i, devno, (unsigned long long)st->in_sync, (unsigned long long)st->regions);
+		t->finalize = (int)i;
+		record_rebuilt(d, t, st, i);
+		hook(d, t, "RebuildFinished", st, (int)i);
+	}
+}
+
 /* Compare st with the previous status of t and log what changed. */
 static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 		    const struct r45_status *st)
@@ -638,8 +684,10 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 		if (!same) {
 			/* a table reload put another device here */
 			memset(&t->m[i], 0, sizeof(t->m[i]));
-			if (t->replaced != (int)i)
+			if (t->replaced != (int)i) {
 				TLOG(LOG_NOTICE, "member %u is now %s (was %s)", i, devno, odev);
+				t->m[i].unseen_rebuild = true;
+			}
 		}
 		if (m->dead && !t->m[i].failed) {
 			t->m[i].failed = true;
@@ -651,6 +699,7 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 				TLOG(LOG_ERR, "rebuild of member %u failed: the new member failed", i);
 		} else if (!m->dead && t->m[i].failed) {
 			memset(&t->m[i], 0, sizeof(t->m[i]));
+			t->m[i].unseen_rebuild = true;
 			TLOG(LOG_NOTICE, "member %u (%s) is alive again", i, devno);
 		}
 	}
@@ -752,6 +801,7 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 			     (unsigned long long)st->regions);
 		}
 	}
+	unseen_rebuilds(d, t, st, r);
 	t->rebuild = r;
 }
 

@@ -138,6 +138,12 @@ struct r45mon_member {
 	bool ack_sent;		/* the kernel took an allow_writes naming it */
 	bool no_spare_logged;
 	bool wait_logged;	/* "replaced after the current rebuild" */
+	/*
+	 * put in place by someone else's reload (raid45ctl replace, an
+	 * activation with <dev_to_init>) or alive again (readd): its
+	 * rebuild may start, or have run whole, between two looks
+	 */
+	bool unseen_rebuild;
 };
 
 struct r45mon_target {

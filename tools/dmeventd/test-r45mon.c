@@ -804,7 +804,9 @@ static void test_raid6_race(void)
 	      "refusal logged");
 	event(&d, &f);
 	CHECK(logged(&f, "member 1 (254:1) is alive again") == 1, "alive again");
-	CHECK(f.nr_hooks == 2 && strstr(f.hooks[1], "MemberFailed r45 3 254:3"), "hook 3");
+	/* the re-added member in sync at once (nothing written meanwhile) */
+	CHECK(f.nr_hooks == 3 && strstr(f.hooks[1], "RebuildFinished r45 1 254:1") &&
+	      strstr(f.hooks[2], "MemberFailed r45 3 254:3"), "hook 3: %d", f.nr_hooks);
 	CHECK(f.nr_msgs == 2 && !strcmp(f.msgs[1], "allow_writes 3") && !f.held,
 	      "messages %d \"%s\"", f.nr_msgs, f.msgs[1]);
 	for (i = 0; i < f.nr_msgs; i++)
@@ -1074,6 +1076,43 @@ static void test_record(void)
 	f.dead[1] = true;
 	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
 	CHECK(!strcmp(f.seq, "record 0x2;") && !f.held, "dead at the start: %s", f.seq);
+
+	/*
+	 * raid45ctl replace reloads with the member in place as
+	 * <dev_to_init>; a small rebuild runs whole between two looks (seen
+	 * in a guest: never "i" in a status the monitor read): its end is
+	 * recorded all the same
+	 */
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[1] = true;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;rebuilt 1;"), "rebuild between two looks: %s", f.seq);
+	CHECK(logged(&f, "rebuild of member 1 (254:60) finished between two looks: 100/100 regions in sync") == 1,
+	      "logged");
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;rebuilt 1;"), "recorded again: %s", f.seq);
+	/* not while regions are out of sync: once they are in sync */
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[1] = true;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	f.in_sync = 40;
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;"), "out of sync: %s", f.seq);
+	f.in_sync = 100;
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;rebuilt 1;"), "then in sync: %s", f.seq);
+	/* monitoring starts after such a rebuild (activated, then registered) */
+	fake_init(&f, 4, "raid5_ls");
+	f.dev_to_init = 2;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	CHECK(!strcmp(f.seq, "rebuilt 2;"), "finished before monitoring: %s", f.seq);
 	report("r45mon-record-before-allow-writes", before);
 }
 
