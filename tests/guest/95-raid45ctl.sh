@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 71
+# cost: 57
 # Issue 35: an array's life from its description (raid45ctl, r45desc)
 # with the real dmeventd and the raid45 plugin, on whole virtual SCSI
 # disks (scsi_debug, each its own store).  The root is read-only here:
@@ -55,13 +55,13 @@ step() { echo "[$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b
 
 busybox syslogd -n -O /tmp/messages &
 slpid=$!
+# gone as in a reboot (it monitors nothing then; a TERM takes it seconds)
 stop_dmeventd() {
 	local p i
 	p=$(cat /run/dmeventd.pid 2>/dev/null)
 	[ -n "$p" ] || return 0
-	kill "$p" 2>/dev/null
-	for i in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	kill -9 "$p" 2>/dev/null
+	for i in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	rm -f /run/dmeventd.pid
 }
 start_dmeventd() {
