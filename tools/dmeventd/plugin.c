@@ -219,6 +219,16 @@ static int simple_task(struct plugin_dev *pd, int type, bool udev_cookie)
 
 	if (!dmt)
 		return -ENOMEM;
+	/*
+	 * A suspend without flush: writes held for a failure are handed
+	 * back to dm core and held again by the new table, never submitted
+	 * (a flushing suspend's presuspend releases them, whether or not
+	 * the failure is recorded in the description).
+	 */
+	if (type == DM_DEVICE_SUSPEND && !dm_task_no_flush(dmt)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
 	if (udev_cookie && dm_task_set_cookie(dmt, &cookie, 0))
 		waited = true;
 	if (!dm_task_run(dmt))

@@ -58,7 +58,18 @@ int dm_simple(int type, const char *name, bool udev)
 {
 	struct dm_task *dmt = task(type, name);
 
-	return dmt ? run(dmt, udev) : -ENOMEM;
+	if (!dmt)
+		return -ENOMEM;
+	/*
+	 * Every suspend (a reload's, a readd's) without flush: writes held
+	 * for a failure go back to dm core and are held again after the
+	 * resume; a flushing suspend would submit them, recorded or not.
+	 */
+	if (type == DM_DEVICE_SUSPEND && !dm_task_no_flush(dmt)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	return run(dmt, udev);
 }
 
 /* 1 active (uuid filled), 0 not, -errno. */

@@ -17,7 +17,10 @@
 __attribute__((format(printf, 1, 2)))
 void ctl_error(const char *fmt, ...);
 
-/* DM_DEVICE_SUSPEND, _RESUME, _REMOVE... on name (udev: wait for its nodes) */
+/*
+ * DM_DEVICE_SUSPEND (always without flush: held writes stay held),
+ * _RESUME, _REMOVE... on name (udev: wait for its nodes)
+ */
 int dm_simple(int type, const char *name, bool udev);
 /* 1 active (its uuid filled in), 0 not, -errno */
 int dm_active(const char *name, char *uuid, size_t size);

@@ -986,6 +986,8 @@ static bool spare_policy(struct r45mon_dev *d, struct r45mon_target *t,
 			 const struct r45_status *st)
 {
 	int r = r45_status_rebuilding(st);
+	char list[LIST_MAX];
+	uint32_t unrec = 0;
 	unsigned int i;
 	int k = -1;
 
@@ -1009,6 +1011,25 @@ static bool spare_policy(struct r45mon_dev *d, struct r45mon_target *t,
 		}
 		return false;
 	}
+	/*
+	 * No reload while a dead member's failure is not in the description:
+	 * the suspend would hand back the writes held for it (a flushing
+	 * one submits them), and the description would still call it
+	 * current.  Tried again once it is recorded.
+	 */
+	for (i = 0; i < st->nr_members; i++)
+		if (st->members[i].dead && t->m[i].rec == R45MON_REC_NONE)
+			unrec |= 1u << i;
+	if (unrec && (k >= 0 || t->finalize >= 0)) {
+		if (!t->unrecorded_logged) {
+			member_list(unrec, ", ", list, sizeof(list));
+			TLOG(LOG_WARNING, "not reloading while the failure of member%s %s is not recorded in the array's description",
+			     plural(unrec), list);
+		}
+		t->unrecorded_logged = true;
+		return false;
+	}
+	t->unrecorded_logged = false;
 	if (k >= 0 && !array_dead(t, st) && replace_member(d, t, st, (unsigned int)k))
 		return true;
 	if (t->finalize >= 0) {

@@ -58,8 +58,9 @@ struct r45mon_ops {
 	int (*get_table)(void *ctx, uint64_t start, char *buf, size_t size);
 	/*
 	 * load the device's table with that target's parameters replaced
-	 * (the other targets unchanged), suspend, resume; err says which
-	 * step failed and why
+	 * (the other targets unchanged), suspend without flush (held
+	 * writes stay held), resume; err says which step failed and why.
+	 * Never called while a dead member's failure is not recorded.
 	 */
 	int (*reload)(void *ctx, uint64_t start, const char *params,
 		      char *err, size_t errsize);
@@ -162,6 +163,7 @@ struct r45mon_target {
 	bool parse_error_logged;
 	bool message_error_logged;
 	bool record_error_logged;
+	bool unrecorded_logged;	/* no reload: a failure not recorded */
 	uint32_t bad_spares;	/* spares that failed to load (bit per spare) */
 };
 

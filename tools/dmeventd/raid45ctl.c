@@ -689,6 +689,28 @@ static int set_member(const char *path, unsigned int idx, const struct r45desc_m
 	return r;
 }
 
+/*
+ * The members the kernel has failed that the description d does not call
+ * failed or missing (except): a reload's or readd's suspend must not
+ * run before they are recorded.  Printed; true if there is one.
+ */
+static bool unrecorded_failure(const struct r45desc *d, const struct r45_status *st,
+			       int except)
+{
+	unsigned int i;
+	bool any = false;
+
+	for (i = 0; i < st->nr_members && i < d->nr_members; i++) {
+		if ((int)i == except || !st->members[i].dead ||
+		    d->m[i].state == R45DESC_FAILED || d->m[i].state == R45DESC_MISSING)
+			continue;
+		ctl_error("member %u of %s has failed, but the description calls it %s: not suspended until it is recorded (raid45ctl fail-record %s %u)",
+			  i, d->name, r45desc_state_name(d->m[i].state), d->name, i);
+		any = true;
+	}
+	return any;
+}
+
 static int cmd_readd(int argc, char **argv)
 {
 	struct r45desc d;
@@ -726,6 +748,8 @@ static int cmd_readd(int argc, char **argv)
 		      r ? ": cannot read the status" : "");
 		return 1;
 	}
+	if (unrecorded_failure(&d, &st, (int)idx))
+		return 1;
 	r = dm_simple(DM_DEVICE_SUSPEND, d.name, false);
 	if (r) {
 		ctl_error("suspending %s: %s", d.name, strerror(-r));
@@ -812,6 +836,7 @@ static int cmd_replace(int argc, char **argv)
 	};
 	struct r45desc d;
 	struct r45desc_member m;
+	struct r45_status st;
 	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
 	uint64_t sectors, offset = 0, need;
 	bool force = false, has_offset = false;
@@ -887,6 +912,12 @@ static int cmd_replace(int argc, char **argv)
 		ctl_error("%s", err);
 		return 1;
 	}
+	if (dm_status(d.name, &st) || st.nr_members != d.nr_members) {
+		ctl_error("cannot read the raid45 status of %s: not reloaded", d.name);
+		return 1;
+	}
+	if (unrecorded_failure(&d, &st, -1))
+		return 1;
 	if (dm_reload(&d, params))
 		return 1;
 	printf("%s: table reloaded, rebuild of member %u started: 0 %" PRIu64 " raid45 %s\n",

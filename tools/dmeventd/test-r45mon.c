@@ -62,6 +62,12 @@ struct fake {
 	int release_hooks;	/* hooks run when a message released writes */
 	int nr_reloads;
 	int reload_fail;	/* fail the next reloads */
+	/*
+	 * failed members none had acknowledged while a reload's suspend
+	 * released held writes: a flushing suspend submits them (data
+	 * loss if the description still calls those members current)
+	 */
+	uint32_t released_unacked;
 	char table[1024];
 	struct spare spares[4];
 	char log[MAXLOG][512];
@@ -191,6 +197,13 @@ static int fake_reload(void *ctx, uint64_t start, const char *params, char *err,
 		}
 	}
 	f->dev_to_init = t.dev_to_init;
+	/*
+	 * The suspend before the swap: a flushing one (the kernel's
+	 * presuspend) submits the held writes and ends the held
+	 * completions, whatever failure they were held for.
+	 */
+	if (f->held)
+		f->released_unacked |= fake_dead_mask(f) & ~f->acked;
 	f->held = false;	/* a new table releases held writes */
 	f->acked = fake_dead_mask(f);	/* and its failures are known */
 	if (t.dev_to_init >= 0) {
@@ -721,6 +734,38 @@ static void test_raid6_two(void)
 }
 
 /*
+ * Finding A: RAID6, policy spare.  Member 0 fails and is recorded,
+ * member 4 fails and its record fails: the spare's reload for member 0
+ * must wait, since its suspend would release the writes held for the
+ * failure of member 4 that the description does not know.
+ */
+static void test_reload_unrecorded(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 5, "raid6_nr");
+	f.record_rc[1] = f.record_rc[2] = -EIO;
+	/* member 4 fails while member 0's hook runs */
+	f.fail_in_hook[0] = 5;
+	setup_ops(&d, &f, R45MON_SPARE, "/bin/hook", 1, &desc_ops);
+	fail(&f, 0);
+	event(&d, &f);
+	event(&d, &f);
+	CHECK(!f.nr_reloads && !f.released_unacked && f.held,
+	      "reloaded with an unrecorded failure: %s (released %#x)", f.seq,
+	      f.released_unacked);
+	CHECK(logged(&f, "not reloading while the failure of member 4 is not recorded") == 1,
+	      "why logged once");
+	/* recorded at last: named, released, then the spare goes in */
+	event(&d, &f);
+	CHECK(!f.released_unacked && !f.held && f.nr_reloads == 1 && f.minor[0] == 50,
+	      "after the record: %s", f.seq);
+	report("r45mon-no-reload-before-record", before);
+}
+
+/*
  * The monitor acknowledges the failures it recorded, by member: a
  * failure that happens while another one's hook runs waits for its own
  * hook (issue 31, finding 4).
@@ -1129,5 +1174,6 @@ int main(void)
 	test_changes();
 	test_conf();
 	test_record();
+	test_reload_unrecorded();
 	return failures ? 1 : 0;
 }
