@@ -29,7 +29,8 @@
  * others (as /etc/lvm/backup/<vg>).
  *
  * Pure C, no libdevmapper: parsed, formatted, written and turned into a
- * table line here, unit-tested by test-r45desc.c.
+ * table line here (r45desc.c), written and recorded (r45desc-file.c),
+ * unit-tested by test-r45desc.c.
  */
 #ifndef R45DESC_H
 #define R45DESC_H

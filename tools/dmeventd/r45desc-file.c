@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Array descriptions (see r45desc.h): their files (read, atomic and
+ * durable replacement, the search by name or UUID, the locks) and the
+ * records the plugin and raid45ctl make in them.  The parser and the
+ * formatter are r45desc.c's.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include "r45desc.h"
+
+/* ---- files ---- */
+
+__attribute__((format(printf, 3, 4)))
+static int ferr(char *err, size_t errsize, const char *fmt, ...)
+{
+	int e = errno ? errno : EIO;
+	va_list ap;
+
+	if (errsize) {
+		va_start(ap, fmt);
+		vsnprintf(err, errsize, fmt, ap);
+		va_end(ap);
+	}
+	return -e;
+}
+
+int r45desc_load(const char *path, struct r45desc *d, char *err, size_t errsize)
+{
+	const char *base = strrchr(path, '/');
+	char *text;
+	size_t len = 0, bl;
+	ssize_t n;
+	int fd, r;
+
+	base = base ? base + 1 : path;
+	bl = strlen(base);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errsize, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	text = malloc(R45DESC_FILE_MAX + 1);
+	if (!text) {
+		close(fd);
+		snprintf(err, errsize, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (;;) {
+		n = read(fd, text + len, R45DESC_FILE_MAX + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = ferr(err, errsize, "%s: read: %s", path, strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+		if (len > R45DESC_FILE_MAX) {
+			r = -EFBIG;
+			snprintf(err, errsize, "%s: larger than %d bytes", path, R45DESC_FILE_MAX);
+			goto out;
+		}
+	}
+	r = r45desc_parse(text, len, path, d, err, errsize);
+	if (!r && (bl != strlen(d->name) + 5 || strncmp(base, d->name, bl - 5) ||
+		   strcmp(base + bl - 5, ".conf"))) {
+		snprintf(err, errsize, "%s: describes the array \"%s\", so its file must be %s.conf",
+			 path, d->name, d->name);
+		r = -EINVAL;
+	}
+out:
+	free(text);
+	close(fd);
+	return r;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int r45desc_write_atomic(const char *path, const char *text, size_t len,
+			 r45desc_before_rename_fn before_rename, void *ctx,
+			 char *err, size_t errsize)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, dfd, r;
+
+	if (!slash || slash == path) {
+		snprintf(err, errsize, "%s: not an absolute path below /", path);
+		return -EINVAL;
+	}
+	if ((size_t)(slash - path) >= sizeof(dir) ||
+	    snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path,
+		     slash + 1) >= (int)sizeof(tmp)) {
+		snprintf(err, errsize, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return ferr(err, errsize, "%s: cannot create a temporary file in %s: %s",
+			    path, dir, strerror(errno));
+	r = fchmod(fd, 0644) ? -errno : 0;
+	if (!r)
+		r = write_all(fd, text, len);
+	if (!r && fsync(fd))
+		r = -errno;
+	if (close(fd) && !r)
+		r = -errno;
+	if (r) {
+		snprintf(err, errsize, "%s: writing %s: %s", path, tmp, strerror(-r));
+		unlink(tmp);
+		return r;
+	}
+	if (before_rename) {
+		r = before_rename(tmp, ctx);
+		if (r) {
+			snprintf(err, errsize, "%s: stopped before the rename: %s", path,
+				 strerror(r < 0 ? -r : r));
+			unlink(tmp);
+			return r < 0 ? r : -r;
+		}
+	}
+	if (rename(tmp, path)) {
+		r = ferr(err, errsize, "%s: rename from %s: %s", path, tmp, strerror(errno));
+		unlink(tmp);
+		return r;
+	}
+	/* the rename itself durable */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return ferr(err, errsize, "%s: written, but its directory %s cannot be opened to sync it: %s",
+			    path, dir, strerror(errno));
+	r = fsync(dfd) ? -errno : 0;
+	close(dfd);
+	if (r)
+		snprintf(err, errsize, "%s: written, but syncing its directory %s failed: %s",
+			 path, dir, strerror(-r));
+	return r;
+}
+
+int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t errsize)
+{
+	char *buf = malloc(R45DESC_FILE_MAX);
+	int r;
+
+	if (!buf) {
+		snprintf(err, errsize, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	r = r45desc_format(d, buf, R45DESC_FILE_MAX);
+	if (r) {
+		snprintf(err, errsize, "%s: description too long", path);
+	} else {
+		/* never write what the next read would refuse */
+		struct r45desc *back = malloc(sizeof(*back));
+		char why[384];
+
+		r = back ? r45desc_parse(buf, strlen(buf), "the new description", back,
+					 why, sizeof(why)) : -ENOMEM;
+		free(back);
+		if (r)
+			snprintf(err, errsize, "%s: not written: %s", path,
+				 r == -ENOMEM ? "out of memory" : why);
+		else
+			r = r45desc_write_atomic(path, buf, strlen(buf), NULL, NULL, err, errsize);
+	}
+	free(buf);
+	return r;
+}
+
+/* Does the description in file (in dir) give uuid? */
+static bool has_uuid(const char *dir, const char *file, const char *uuid,
+		     char *path, size_t size)
+{
+	struct r45desc *d;
+	char err[64];
+	bool yes;
+
+	if (snprintf(path, size, "%s/%s", dir, file) >= (int)size)
+		return false;
+	d = malloc(sizeof(*d));
+	if (!d)
+		return false;
+	yes = !r45desc_load(path, d, err, sizeof(err)) && !strcmp(d->uuid, uuid);
+	free(d);
+	return yes;
+}
+
+int r45desc_find(const char *dir, const char *name, const char *uuid,
+		 char *path, size_t size, char *err, size_t errsize)
+{
+	struct r45desc *d;
+	struct dirent *de;
+	DIR *dp;
+	int r;
+
+	if (name && !r45desc_check_name(name)) {
+		if (snprintf(path, size, "%s/%s.conf", dir, name) >= (int)size) {
+			snprintf(err, errsize, "%s/%s.conf: path too long", dir, name);
+			return -ENAMETOOLONG;
+		}
+		d = malloc(sizeof(*d));
+		if (!d) {
+			snprintf(err, errsize, "out of memory");
+			return -ENOMEM;
+		}
+		r = r45desc_load(path, d, err, errsize);
+		if (!r && uuid && uuid[0] && strcmp(d->uuid, uuid)) {
+			snprintf(err, errsize, "%s gives the uuid %s, the device has %s: another array's description",
+				 path, d->uuid, uuid);
+			r = -EINVAL;
+		}
+		free(d);
+		if (r != -ENOENT)
+			return r;
+	}
+	if (!uuid || !uuid[0]) {
+		snprintf(err, errsize, "no description of %s in %s", name ? name : "?", dir);
+		return -ENOENT;
+	}
+	dp = opendir(dir);
+	if (!dp) {
+		r = -errno;
+		snprintf(err, errsize, "%s: %s", dir, strerror(-r));
+		return r;
+	}
+	r = -ENOENT;
+	while ((de = readdir(dp))) {
+		size_t l = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".conf"))
+			continue;
+		if (has_uuid(dir, de->d_name, uuid, path, size)) {
+			r = 0;
+			break;
+		}
+	}
+	closedir(dp);
+	if (r)
+		snprintf(err, errsize, "no description of %s (uuid %s) in %s",
+			 name ? name : "?", uuid, dir);
+	return r;
+}
+
+int r45desc_lock(const char *path, char *err, size_t errsize)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd, r;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
+		snprintf(err, errsize, "%s: not an absolute path", path);
+		return -EINVAL;
+	}
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return ferr(err, errsize, "%s: %s", dir, strerror(errno));
+	while (flock(fd, LOCK_EX)) {
+		if (errno == EINTR)
+			continue;
+		r = ferr(err, errsize, "%s: cannot lock it: %s", dir, strerror(errno));
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+void r45desc_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* drops the flock */
+}
+
+#define STATE(s) (1u << (s))
+
+/* The members in mask whose state is in from become to, under the lock. */
+static int update(const char *path, uint32_t mask, unsigned int nr_members,
+		  unsigned int from, enum r45desc_state to,
+		  uint32_t *changed, char *err, size_t errsize)
+{
+	struct r45desc *d = malloc(sizeof(*d));
+	uint32_t ch = 0;
+	unsigned int i;
+	int r, lock;
+
+	if (changed)
+		*changed = 0;
+	if (!d) {
+		snprintf(err, errsize, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	lock = r45desc_lock(path, err, errsize);
+	if (lock < 0) {
+		free(d);
+		return lock;
+	}
+	r = r45desc_load(path, d, err, errsize);
+	if (r)
+		goto out;
+	if (d->nr_members != nr_members) {
+		snprintf(err, errsize, "%s describes %u members, the array has %u",
+			 path, d->nr_members, nr_members);
+		r = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < nr_members; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (from & STATE(d->m[i].state)) {
+			d->m[i].state = to;
+			ch |= 1u << i;
+		}
+	}
+	if (ch)
+		r = r45desc_save(path, d, err, errsize);
+	if (!r && changed)
+		*changed = ch;
+out:
+	r45desc_unlock(lock);
+	free(d);
+	return r;
+}
+
+int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_members,
+			  uint32_t *changed, char *err, size_t errsize)
+{
+	return update(path, mask, nr_members, STATE(R45DESC_CURRENT) | STATE(R45DESC_REBUILDING),
+		      R45DESC_FAILED, changed, err, errsize);
+}
+
+int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_members,
+			   uint32_t *changed, char *err, size_t errsize)
+{
+	return update(path, mask, nr_members, STATE(R45DESC_REBUILDING), R45DESC_CURRENT,
+		      changed, err, errsize);
+}
+
+int r45desc_record_replaced(const char *path, unsigned int k, unsigned int nr_members,
+			    const char *dev, uint64_t offset, char *err, size_t errsize)
+{
+	struct r45desc *d = malloc(sizeof(*d));
+	int r, lock;
+
+	if (!d) {
+		snprintf(err, errsize, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	lock = r45desc_lock(path, err, errsize);
+	if (lock < 0) {
+		free(d);
+		return lock;
+	}
+	r = r45desc_load(path, d, err, errsize);
+	if (r)
+		goto out;
+	r = -EINVAL;
+	if (d->nr_members != nr_members || k >= nr_members)
+		snprintf(err, errsize, "%s describes %u members, the array has %u",
+			 path, d->nr_members, nr_members);
+	else if (d->m[k].state != R45DESC_FAILED && d->m[k].state != R45DESC_MISSING)
+		snprintf(err, errsize, "%s calls member %u %s, not failed or missing: not replaced there",
+			 path, k, r45desc_state_name(d->m[k].state));
+	else if (dev[0] != '/' || strlen(dev) >= R45DESC_PATH_MAX)
+		snprintf(err, errsize, "%s: \"%s\" is not an absolute path that fits", path, dev);
+	else
+		r = 0;
+	if (r)
+		goto out;
+	memset(d->m[k].path, 0, sizeof(d->m[k].path));
+	strcpy(d->m[k].path, dev);
+	d->m[k].offset = offset;
+	d->m[k].state = R45DESC_REBUILDING;
+	r = r45desc_save(path, d, err, errsize);
+out:
+	r45desc_unlock(lock);
+	free(d);
+	return r;
+}
+
+/* The description of a device for the plugin: found, for sector 0, trusted. */
+static int locate(const char *dir, const char *name, const char *uuid, uint64_t start,
+		  r45desc_trust_fn trust, char *path, size_t size, char *err, size_t errsize)
+{
+	char why[PATH_MAX + 128];
+	int r;
+
+	r = r45desc_find(dir, name, uuid, path, size, err, errsize);
+	if (r)
+		return r;
+	if (start) {
+		snprintf(err, errsize, "%s describes a raid45 target at sector 0, this one starts at %" PRIu64,
+			 path, start);
+		return -EINVAL;
+	}
+	r = trust ? trust(path, why, sizeof(why)) : 0;
+	if (r) {
+		snprintf(err, errsize, "%s not written: %s (it must be a regular file owned by root that only root can change)",
+			 path, why);
+		return r == -ENOENT ? -EIO : r;
+	}
+	return 0;
+}
+
+int r45desc_record_device(const char *dir, const char *name, const char *uuid,
+			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
+			  r45desc_trust_fn trust, char *err, size_t errsize)
+{
+	char path[PATH_MAX];
+	uint32_t changed;
+	int r;
+
+	r = locate(dir, name, uuid, start, trust, path, sizeof(path), err, errsize);
+	if (r)
+		return r;
+	if (failed)
+		r = r45desc_record_failed(path, mask, nr, &changed, err, errsize);
+	else
+		r = r45desc_record_rebuilt(path, mask, nr, &changed, err, errsize);
+	/* found a moment ago: gone now is not "no description" */
+	return r == -ENOENT ? -EIO : r;
+}
+
+int r45desc_record_device_replaced(const char *dir, const char *name, const char *uuid,
+				   uint64_t start, unsigned int k, unsigned int nr,
+				   const char *dev, uint64_t offset, r45desc_trust_fn trust,
+				   char *err, size_t errsize)
+{
+	char path[PATH_MAX];
+	int r;
+
+	r = locate(dir, name, uuid, start, trust, path, sizeof(path), err, errsize);
+	if (r)
+		return r;
+	r = r45desc_record_replaced(path, k, nr, dev, offset, err, errsize);
+	return r == -ENOENT ? -EIO : r;
+}
