@@ -87,6 +87,61 @@ out:
 	return r;
 }
 
+int (*r45desc_fsync)(int fd);
+
+/* 0 or -errno */
+static int sync_fd(int fd)
+{
+	int r = r45desc_fsync ? r45desc_fsync(fd) : fsync(fd);
+
+	return r ? (errno ? -errno : -EIO) : 0;
+}
+
+/* The directory dir synced: 0 or -errno with why in err. */
+static int sync_dir(const char *path, const char *dir, char *err, size_t errsize)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (dfd < 0)
+		return ferr(err, errsize, "%s: written, but its directory %s cannot be opened to sync it: %s",
+			    path, dir, strerror(errno));
+	r = sync_fd(dfd);
+	close(dfd);
+	if (r)
+		snprintf(err, errsize, "%s: written, but syncing its directory %s failed: %s",
+			 path, dir, strerror(-r));
+	return r;
+}
+
+/*
+ * path and its directory synced, though nothing was written now: what an
+ * earlier write left in the page cache (a rename whose directory sync
+ * failed) is durable once this returns 0.
+ */
+static int sync_path(const char *path, char *err, size_t errsize)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd, r;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
+		snprintf(err, errsize, "%s: not an absolute path", path);
+		return -EINVAL;
+	}
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return ferr(err, errsize, "%s: cannot open it to sync it: %s", path, strerror(errno));
+	r = sync_fd(fd);
+	close(fd);
+	if (r) {
+		snprintf(err, errsize, "%s: syncing it failed: %s", path, strerror(-r));
+		return r;
+	}
+	return sync_dir(path, dir[0] ? dir : "/", err, errsize);
+}
+
 static int write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
@@ -110,7 +165,7 @@ int r45desc_write_atomic(const char *path, const char *text, size_t len,
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	int fd, dfd, r;
+	int fd, r;
 
 	if (!slash || slash == path) {
 		snprintf(err, errsize, "%s: not an absolute path below /", path);
@@ -131,8 +186,8 @@ int r45desc_write_atomic(const char *path, const char *text, size_t len,
 	r = fchmod(fd, 0644) ? -errno : 0;
 	if (!r)
 		r = write_all(fd, text, len);
-	if (!r && fsync(fd))
-		r = -errno;
+	if (!r)
+		r = sync_fd(fd);
 	if (close(fd) && !r)
 		r = -errno;
 	if (r) {
@@ -155,16 +210,7 @@ int r45desc_write_atomic(const char *path, const char *text, size_t len,
 		return r;
 	}
 	/* the rename itself durable */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return ferr(err, errsize, "%s: written, but its directory %s cannot be opened to sync it: %s",
-			    path, dir, strerror(errno));
-	r = fsync(dfd) ? -errno : 0;
-	close(dfd);
-	if (r)
-		snprintf(err, errsize, "%s: written, but syncing its directory %s failed: %s",
-			 path, dir, strerror(-r));
-	return r;
+	return sync_dir(path, dir, err, errsize);
 }
 
 int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t errsize)
@@ -342,8 +388,14 @@ static int update(const char *path, uint32_t mask, unsigned int nr_members,
 			ch |= 1u << i;
 		}
 	}
+	/*
+	 * Nothing to change may mean an earlier record's rename whose
+	 * directory sync failed: durable only once synced now.
+	 */
 	if (ch)
 		r = r45desc_save(path, d, err, errsize);
+	else
+		r = sync_path(path, err, errsize);
 	if (!r && changed)
 		*changed = ch;
 out:

@@ -159,6 +159,11 @@ int r45desc_write_atomic(const char *path, const char *text, size_t len,
 			 r45desc_before_rename_fn before_rename, void *ctx,
 			 char *err, size_t errsize);
 /*
+ * A test seam: the fsync() of the files and directories written (NULL:
+ * fsync itself); 0 or -1 with errno.
+ */
+extern int (*r45desc_fsync)(int fd);
+/*
  * r45desc_format(), checked by parsing it back (a description the next
  * read would refuse is not written: -EINVAL), then r45desc_write_atomic().
  */
@@ -184,7 +189,9 @@ void r45desc_unlock(int fd);
 /*
  * Record, durably, that the members in mask have failed (current and
  * rebuilding ones become failed; failed and missing ones stay): the
- * file is rewritten only if something changed.  nr_members is the
+ * file is rewritten only if something changed, and synced with its
+ * directory even if nothing did (a failed record's rename may be in the
+ * page cache only): 0 only once that sync succeeded.  nr_members is the
  * array's (the status's): a description of another count is refused.
  * *changed (may be NULL) gets the members whose state changed.  0, or
  * -errno with why in err.  Takes r45desc_lock() itself.

@@ -446,6 +446,49 @@ static int trust_no(const char *path, char *why, size_t size)
 	return -EPERM;
 }
 
+/* the fsync seam: directories fail (a dying disk under /etc) */
+static int dir_fsyncs;
+
+static int fail_dir_fsync(int fd)
+{
+	struct stat sb;
+
+	if (!fstat(fd, &sb) && S_ISDIR(sb.st_mode)) {
+		dir_fsyncs++;
+		errno = EIO;
+		return -1;
+	}
+	return fsync(fd);
+}
+
+/*
+ * Finding B: the rename went through, the directory's fsync failed; the
+ * retry finds nothing to change (the page cache has the new text), yet
+ * must not report success until the file and its directory are synced.
+ */
+static void test_record_durable(void)
+{
+	int before = failures, r;
+	char path[128], err[512];
+	uint32_t ch;
+
+	snprintf(path, sizeof(path), "%s/r5.conf", tmpdir);
+	put_file(path, good);
+	r45desc_fsync = fail_dir_fsync;
+	r = r45desc_record_failed(path, 1u << 2, 4, &ch, err, sizeof(err));
+	CHECK(r == -EIO && strstr(err, "syncing its directory"), "first: %d %s", r, err);
+	r = r45desc_record_failed(path, 1u << 2, 4, &ch, err, sizeof(err));
+	CHECK(r == -EIO && dir_fsyncs == 2, "retry claims success without a sync: %d (%d dir fsyncs) %s",
+	      r, dir_fsyncs, err);
+	r = r45desc_record_rebuilt(path, 1u << 2, 4, &ch, err, sizeof(err));
+	CHECK(r == -EIO, "nothing to change, not synced: %d", r);
+	r45desc_fsync = NULL;
+	r = r45desc_record_failed(path, 1u << 2, 4, &ch, err, sizeof(err));
+	CHECK(!r && !ch, "synced at last: %d %s", r, err);
+	unlink(path);
+	report("r45desc-record-durable", before);
+}
+
 static void test_load_record_find(void)
 {
 	int before = failures, r;
@@ -639,6 +682,7 @@ int main(void)
 	test_table();
 	test_atomic();
 	test_load_record_find();
+	test_record_durable();
 	test_geometry();
 	test_fuzz();
 	{
