@@ -243,31 +243,43 @@ int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t er
 	return r;
 }
 
-/* Does the description in file (in dir) give uuid? */
-static bool has_uuid(const char *dir, const char *file, const char *uuid,
-		     char *path, size_t size)
+/*
+ * Does the description in file (in dir) give uuid?  1 or 0, or -errno
+ * with why in err: a file that cannot be read or parsed might be the
+ * one, so the search cannot say there is none.
+ */
+static int has_uuid(const char *dir, const char *file, const char *uuid,
+		    char *path, size_t size, char *err, size_t errsize)
 {
 	struct r45desc *d;
-	char err[64];
-	bool yes;
+	int r;
 
-	if (snprintf(path, size, "%s/%s", dir, file) >= (int)size)
-		return false;
+	if (snprintf(path, size, "%s/%s", dir, file) >= (int)size) {
+		snprintf(err, errsize, "%s/%s: path too long", dir, file);
+		return -ENAMETOOLONG;
+	}
 	d = malloc(sizeof(*d));
-	if (!d)
-		return false;
-	yes = !r45desc_load(path, d, err, sizeof(err)) && !strcmp(d->uuid, uuid);
+	if (!d) {
+		snprintf(err, errsize, "out of memory");
+		return -ENOMEM;
+	}
+	r = r45desc_load(path, d, err, errsize);
+	if (!r)
+		r = !strcmp(d->uuid, uuid);
+	else if (r == -ENOENT)
+		r = 0;		/* removed meanwhile */
 	free(d);
-	return yes;
+	return r;
 }
 
 int r45desc_find(const char *dir, const char *name, const char *uuid,
 		 char *path, size_t size, char *err, size_t errsize)
 {
+	char cand[PATH_MAX], why[512] = "", bad[PATH_MAX] = "";
 	struct r45desc *d;
 	struct dirent *de;
 	DIR *dp;
-	int r;
+	int r, bad_r = 0, found = 0;
 
 	if (name && !r45desc_check_name(name)) {
 		if (snprintf(path, size, "%s/%s.conf", dir, name) >= (int)size) {
@@ -299,22 +311,38 @@ int r45desc_find(const char *dir, const char *name, const char *uuid,
 		snprintf(err, errsize, "%s: %s", dir, strerror(-r));
 		return r;
 	}
-	r = -ENOENT;
 	while ((de = readdir(dp))) {
 		size_t l = strlen(de->d_name);
 
 		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".conf"))
 			continue;
-		if (has_uuid(dir, de->d_name, uuid, path, size)) {
-			r = 0;
-			break;
+		r = has_uuid(dir, de->d_name, uuid, cand, sizeof(cand), why, sizeof(why));
+		if (r < 0 && !bad_r) {
+			bad_r = r == -ENOENT ? -EIO : r;
+			snprintf(bad, sizeof(bad), "%s", why);
+		} else if (r > 0 && found++) {
+			snprintf(err, errsize, "%s and %s both give the uuid %s: which one describes %s is not known",
+				 path, cand, uuid, name ? name : "it");
+			closedir(dp);
+			return -EINVAL;
+		} else if (r > 0 && snprintf(path, size, "%s", cand) >= (int)size) {
+			snprintf(err, errsize, "%s: path too long", cand);
+			closedir(dp);
+			return -ENAMETOOLONG;
 		}
 	}
 	closedir(dp);
-	if (r)
-		snprintf(err, errsize, "no description of %s (uuid %s) in %s",
-			 name ? name : "?", uuid, dir);
-	return r;
+	if (found)
+		return 0;
+	/* the one that cannot be read might be its description */
+	if (bad_r) {
+		snprintf(err, errsize, "no description of %s (uuid %s) found, but a file that may be its description cannot be read: %s",
+			 name ? name : "?", uuid, bad);
+		return bad_r;
+	}
+	snprintf(err, errsize, "no description of %s (uuid %s) in %s",
+		 name ? name : "?", uuid, dir);
+	return -ENOENT;
 }
 
 int r45desc_lock(const char *path, char *err, size_t errsize)

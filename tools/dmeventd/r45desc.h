@@ -173,7 +173,9 @@ int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t er
  * The description of a dm device: <dir>/<name>.conf, or else the file
  * in dir whose uuid is uuid (a renamed device).  0 with path filled,
  * -ENOENT if there is none, -EINVAL if <name>.conf gives another uuid
- * than a non-empty uuid (why in err), another -errno otherwise.
+ * than a non-empty uuid or two files give uuid (why in err), another
+ * -errno otherwise: also when no file gives uuid but one .conf cannot
+ * be read or parsed (it may be the description: err names it).
  */
 int r45desc_find(const char *dir, const char *name, const char *uuid,
 		 char *path, size_t size, char *err, size_t errsize);

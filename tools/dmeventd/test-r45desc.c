@@ -428,6 +428,7 @@ static void test_atomic(void)
 	      "no dir: %d %s", r, err);
 	r = r45desc_write_atomic("a.conf", "x", 1, NULL, NULL, err, sizeof(err));
 	CHECK(r == -EINVAL, "relative: %d", r);
+	unlink(path);
 	report("r45desc-atomic-write", before);
 }
 
@@ -559,6 +560,34 @@ static void test_load_record_find(void)
 	CHECK(r == -EINVAL && strstr(err, "another array's description"), "other uuid: %d %s", r, err);
 	r = r45desc_find(tmpdir, "x", "OTHER", found, sizeof(found), err, sizeof(err));
 	CHECK(r == -ENOENT && strstr(err, "no description of x (uuid OTHER)"), "none: %d %s", r, err);
+	/*
+	 * finding C: a damaged .conf may be the renamed device's own:
+	 * not "no description" (the plugin would let writes go)
+	 */
+	snprintf(buf, sizeof(buf), "%s/damaged.conf", tmpdir);
+	put_file(buf, "version 1\nname damaged\nchunk 7\n");
+	r = r45desc_find(tmpdir, "x", "OTHER", found, sizeof(found), err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "damaged.conf:3") && strstr(err, "may be its description cannot be read"),
+	      "damaged candidate: %d %s", r, err);
+	r = r45desc_record_device(tmpdir, "x", "OTHER", 0, 1, 4, true, trust_yes, err, sizeof(err));
+	CHECK(r == -EINVAL, "damaged candidate, plugin: %d %s", r, err);
+	/* the one that matches is found all the same */
+	r = r45desc_find(tmpdir, "renamed", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", found,
+			 sizeof(found), err, sizeof(err));
+	CHECK(!r && !strcmp(found, path), "by uuid beside a damaged one: %d %s", r, err);
+	unlink(buf);
+	/* two files of one uuid: which one is not known */
+	snprintf(buf, sizeof(buf), "%s/r6.conf", tmpdir);
+	{
+		char text[sizeof(good) + 8];
+
+		edit(text, sizeof(text), good, "name", "name r6");
+		put_file(buf, text);
+	}
+	r = r45desc_find(tmpdir, "renamed", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", found,
+			 sizeof(found), err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "both give the uuid"), "two: %d %s", r, err);
+	unlink(buf);
 	r = r45desc_find(tmpdir, "../x", NULL, found, sizeof(found), err, sizeof(err));
 	CHECK(r == -ENOENT, "bad name: %d", r);
 	r = r45desc_find("/nonexistent-dir", "x", "U", found, sizeof(found), err, sizeof(err));
