@@ -57,6 +57,7 @@ struct plugin_dev {
 	pthread_mutex_t lock;
 	char uuid[DM_UUID_LEN];
 	char name[R45MON_NAME_MAX];
+	dev_t devno;		/* the dm device's, 0: not known */
 	bool no_target_logged;
 	bool status_error_logged;
 	struct r45mon_dev mon;
@@ -482,11 +483,27 @@ static int trusted(const char *path, char *why, size_t size)
 	return r45_trusted_file(path, R45SAFE_OWNER, why, size);
 }
 
+/*
+ * Descriptions on the array itself (or on a device stacked on it): the
+ * record would wait behind the very writes held for the failure, and
+ * this thread with it.  Seen before anything is written: not recorded,
+ * writes stay held, and the log says why (r45mon logs err at LOG_ERR).
+ */
+static int on_array(struct plugin_dev *pd, char *err, size_t errsize)
+{
+	if (!pd->devno || r45desc_dir_on(r45desc_dir(), pd->devno, err, errsize) <= 0)
+		return 0;
+	return -EDEADLK;
+}
+
 static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
 		     bool failed, char *err, size_t errsize)
 {
 	struct plugin_dev *pd = ctx;
+	int r = on_array(pd, err, errsize);
 
+	if (r)
+		return r;
 	return r45desc_record_device(r45desc_dir(), pd->mon.name, pd->uuid, start, mask, nr,
 				     failed, trusted, err, errsize);
 }
@@ -507,7 +524,10 @@ static int pd_record_replaced(void *ctx, uint64_t start, unsigned int k, unsigne
 			      const char *path, uint64_t offset, char *err, size_t errsize)
 {
 	struct plugin_dev *pd = ctx;
+	int r = on_array(pd, err, errsize);
 
+	if (r)
+		return r;
 	return r45desc_record_device_replaced(r45desc_dir(), pd->mon.name, pd->uuid, start, k,
 					      nr, path, offset, trusted, err, errsize);
 }
@@ -673,8 +693,6 @@ int register_device(const char *device, const char *uuid, int major, int minor,
 	struct dm_task *dmt;
 	int r;
 
-	(void)major;
-	(void)minor;
 	if (!device || !device[0]) {
 		early_log("?", LOG_ERR, "register_device without a device name");
 		return 0;
@@ -691,6 +709,8 @@ int register_device(const char *device, const char *uuid, int major, int minor,
 	}
 	snprintf(pd->uuid, sizeof(pd->uuid), "%s", uuid ? uuid : "");
 	snprintf(pd->name, sizeof(pd->name), "%s", device);
+	if (major > 0)
+		pd->devno = makedev((unsigned int)major, (unsigned int)minor);
 	load_conf(device, &conf);
 	r45mon_init(&pd->mon, device, &conf, &plugin_ops, pd);
 

@@ -176,6 +176,50 @@ int dm_status(const char *name, struct r45_status *st)
 	return r;
 }
 
+/*
+ * The descriptions' directory dir (or, not made yet, its parent) on a
+ * raid45 array (its device or one below it a dm device with a raid45
+ * target): the plugin could never record that array's failures (the
+ * record would wait behind the writes held for them).  Printed; 1, 0.
+ */
+int desc_dir_on_raid45(const char *dir)
+{
+	char p[PATH_MAX], name[R45DESC_NAME_MAX + 1];
+	struct r45_status st;
+	dev_t below[64];
+	struct stat sb;
+	int n, i;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s", dir);
+	while (stat(p, &sb)) {
+		char *slash = strrchr(p, '/');
+
+		if (!slash || slash == p)
+			return 0;
+		*slash = '\0';
+	}
+	n = r45desc_below(sb.st_dev, below, 64);
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/dev/block/%u:%u/dm/name", r45desc_sysfs,
+			 major(below[i]), minor(below[i]));
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		name[0] = '\0';
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
+		name[strcspn(name, "\n")] = '\0';
+		if (name[0] && !dm_status(name, &st)) {
+			ctl_error("%s is on the raid45 array %s (%u:%u): the monitor could not record its failures there (the record would wait behind the writes held for them); set %s to a directory on another device",
+				  dir, name, major(below[i]), minor(below[i]), R45DESC_DIR_ENV);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* ---- members ---- */
 
 /* A /dev/disk/by-id name of the device rdev (not wwn-/eui.: less readable). */

@@ -33,6 +33,8 @@ int dm_message(const char *name, const char *msg);
 /* the raid45 status at sector 0: 0, -ENOENT (no such target), -errno */
 int dm_status(const char *name, struct r45_status *st);
 
+/* the descriptions' directory on a raid45 array: printed, 1 (else 0) */
+int desc_dir_on_raid45(const char *dir);
 /*
  * A new member: a block device nobody holds, without a signature unless
  * force; its size in sectors and its device number.

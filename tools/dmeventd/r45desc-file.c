@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "r45desc.h"
 
 /* ---- files ---- */
@@ -345,35 +346,136 @@ int r45desc_find(const char *dir, const char *name, const char *uuid,
 	return -ENOENT;
 }
 
+/*
+ * The lock of one array: an flock() on its description file itself, not
+ * on the directory (an array's record never waits for another's).  The
+ * writers replace the file by a rename while they hold the lock on the
+ * old one: a lock taken on a file no longer at path is dropped and
+ * taken again on the new one.
+ */
 int r45desc_lock(const char *path, char *err, size_t errsize)
 {
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
+	struct stat fs, ps;
 	int fd, r;
 
-	if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
-		snprintf(err, errsize, "%s: not an absolute path", path);
-		return -EINVAL;
+	for (;;) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			return ferr(err, errsize, "%s: %s", path, strerror(errno));
+		while (flock(fd, LOCK_EX)) {
+			if (errno == EINTR)
+				continue;
+			r = ferr(err, errsize, "%s: cannot lock it: %s", path, strerror(errno));
+			close(fd);
+			return r;
+		}
+		if (fstat(fd, &fs)) {
+			r = ferr(err, errsize, "%s: %s", path, strerror(errno));
+			close(fd);
+			return r;
+		}
+		if (!stat(path, &ps) && ps.st_dev == fs.st_dev && ps.st_ino == fs.st_ino)
+			return fd;
+		close(fd);	/* replaced (or removed) while we waited */
 	}
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return ferr(err, errsize, "%s: %s", dir, strerror(errno));
-	while (flock(fd, LOCK_EX)) {
-		if (errno == EINTR)
-			continue;
-		r = ferr(err, errsize, "%s: cannot lock it: %s", dir, strerror(errno));
-		close(fd);
-		return r;
-	}
-	return fd;
 }
 
 void r45desc_unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd);	/* drops the flock */
+}
+
+/* ---- where the descriptions live ---- */
+
+const char *r45desc_sysfs = "/sys";
+
+/* A sysfs "dev" file's maj:min: 0 or -1. */
+static int read_devno(const char *file, dev_t *dev)
+{
+	unsigned int ma, mi;
+	FILE *f = fopen(file, "re");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%u:%u", &ma, &mi);
+	fclose(f);
+	if (n != 2)
+		return -1;
+	*dev = makedev(ma, mi);
+	return 0;
+}
+
+static void add_dev(dev_t *out, unsigned int *n, unsigned int max, dev_t dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (out[i] == dev)
+			return;
+	if (*n < max)
+		out[(*n)++] = dev;
+}
+
+int r45desc_below(dev_t dev, dev_t *out, unsigned int max)
+{
+	char p[PATH_MAX], q[PATH_MAX + 300], real[PATH_MAX];
+	unsigned int n = 0, i;
+	struct dirent *de;
+	dev_t d;
+	DIR *dp;
+
+	add_dev(out, &n, max, dev);
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/dev/block/%u:%u", r45desc_sysfs, major(out[i]),
+			 minor(out[i]));
+		/* a partition: the disk it is on */
+		snprintf(q, sizeof(q), "%s/partition", p);
+		if (!access(q, F_OK) && realpath(p, real)) {
+			char *slash = strrchr(real, '/');
+
+			if (slash) {
+				*slash = '\0';
+				snprintf(q, sizeof(q), "%s/dev", real);
+				if (!read_devno(q, &d))
+					add_dev(out, &n, max, d);
+			}
+		}
+		/* what it is made of (dm, md) */
+		snprintf(q, sizeof(q), "%s/slaves", p);
+		dp = opendir(q);
+		if (!dp)
+			continue;
+		while ((de = readdir(dp))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(q, sizeof(q), "%s/class/block/%s/dev", r45desc_sysfs, de->d_name);
+			if (!read_devno(q, &d))
+				add_dev(out, &n, max, d);
+		}
+		closedir(dp);
+	}
+	return (int)n;
+}
+
+int r45desc_dir_on(const char *dir, dev_t array, char *err, size_t errsize)
+{
+	dev_t below[64];
+	struct stat sb;
+	int n, i;
+
+	if (stat(dir, &sb))
+		return ferr(err, errsize, "%s: %s", dir, strerror(errno));
+	n = r45desc_below(sb.st_dev, below, 64);
+	for (i = 0; i < n; i++)
+		if (below[i] == array) {
+			snprintf(err, errsize, "%s is on the array itself (its file system on %u:%u, %s %u:%u): a record there waits behind the writes held for the failure, forever; move the descriptions off the array",
+				 dir, major(sb.st_dev), minor(sb.st_dev),
+				 i ? "stacked on the array" : "the array", major(array), minor(array));
+			return 1;
+		}
+	return 0;
 }
 
 #define STATE(s) (1u << (s))

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "r45status.h"
 
 #define R45DESC_VERSION 1
@@ -181,12 +182,30 @@ int r45desc_find(const char *dir, const char *name, const char *uuid,
 		 char *path, size_t size, char *err, size_t errsize);
 
 /*
- * Serialise the changes of descriptions (the plugin's threads and
- * raid45ctl): an exclusive flock() on the directory of path, held until
- * r45desc_unlock().  A descriptor, or -errno with why in err.
+ * Serialise the changes of one description (the plugin's threads and
+ * raid45ctl): an exclusive flock() on the file at path itself (taken
+ * again if the file was replaced meanwhile), held until
+ * r45desc_unlock(); other arrays' descriptions are not locked.  A
+ * descriptor, or -errno (-ENOENT: no file) with why in err.
  */
 int r45desc_lock(const char *path, char *err, size_t errsize);
 void r45desc_unlock(int fd);
+
+/*
+ * The block devices below dev (dev itself first, a partition's disk,
+ * the slaves of a dm or md device, recursively), from sysfs
+ * (r45desc_sysfs, "/sys": a test seam): how many were put in out.
+ */
+extern const char *r45desc_sysfs;
+int r45desc_below(dev_t dev, dev_t *out, unsigned int max);
+/*
+ * Is the directory dir on the array (its file system's device is the
+ * array or stacked on it)?  A record there would wait behind the writes
+ * held for the failure it records.  1 (why in err), 0, or -errno.
+ * (A file system whose st_dev is not its device's, as btrfs, is not
+ * seen.)
+ */
+int r45desc_dir_on(const char *dir, dev_t array, char *err, size_t errsize);
 
 /*
  * Record, durably, that the members in mask have failed (current and

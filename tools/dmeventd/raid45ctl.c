@@ -300,6 +300,8 @@ static int cmd_create(int argc, char **argv)
 		ctl_error("%s exists already: %s is described (raid45ctl status %s)", path, d.name, d.name);
 		return 1;
 	}
+	if (desc_dir_on_raid45(r45desc_dir()))
+		return 1;
 	if (!dry && dm_active(d.name, uuid, sizeof(uuid)) == 1) {
 		ctl_error("a device-mapper device %s exists already", d.name);
 		return 1;

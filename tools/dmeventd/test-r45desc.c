@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include "r45desc.h"
 
@@ -490,6 +491,134 @@ static void test_record_durable(void)
 	report("r45desc-record-durable", before);
 }
 
+static void mk(const char *fmt, const char *text)
+{
+	char p[256], cmd[600];
+
+	snprintf(p, sizeof(p), fmt, tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p $(dirname %s)", p);
+	CHECK(!system(cmd), "%s", cmd);
+	if (text)
+		put_file(p, text);
+}
+
+static void ln(const char *target, const char *fmt)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), fmt, tmpdir);
+	mk(fmt, NULL);
+	CHECK(!symlink(target, p), "symlink %s", p);
+}
+
+static bool has_dev(const dev_t *v, int n, unsigned int ma, unsigned int mi)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == makedev(ma, mi))
+			return true;
+	return false;
+}
+
+/*
+ * Finding D: a description directory on the array (or on what is stacked
+ * on it) is seen from sysfs, so the plugin never writes there.  A fake
+ * sysfs: sda1 a partition of sda, dm-0 on sda1, dm-1 on dm-0.
+ */
+static void test_stacking(void)
+{
+	int before = failures, n, r;
+	char sys[128], err[512];
+	dev_t v[16];
+	struct stat sb;
+
+	mk("%s/sys/devices/sda/dev", "8:0\n");
+	mk("%s/sys/devices/sda/sda1/dev", "8:1\n");
+	mk("%s/sys/devices/sda/sda1/partition", "1\n");
+	mk("%s/sys/devices/dm-0/dev", "254:0\n");
+	mk("%s/sys/devices/dm-0/slaves/sda1/x", "");
+	mk("%s/sys/devices/dm-1/dev", "254:1\n");
+	mk("%s/sys/devices/dm-1/slaves/dm-0/x", "");
+	ln("../../devices/sda", "%s/sys/dev/block/8:0");
+	ln("../../devices/sda/sda1", "%s/sys/dev/block/8:1");
+	ln("../../devices/dm-0", "%s/sys/dev/block/254:0");
+	ln("../../devices/dm-1", "%s/sys/dev/block/254:1");
+	ln("../../devices/sda/sda1", "%s/sys/class/block/sda1");
+	ln("../../devices/dm-0", "%s/sys/class/block/dm-0");
+	snprintf(sys, sizeof(sys), "%s/sys", tmpdir);
+	r45desc_sysfs = sys;
+	n = r45desc_below(makedev(254, 1), v, 16);
+	CHECK(n == 4 && v[0] == makedev(254, 1) && has_dev(v, n, 254, 0) && has_dev(v, n, 8, 1) &&
+	      has_dev(v, n, 8, 0), "below dm-1: %d", n);
+	n = r45desc_below(makedev(8, 1), v, 16);
+	CHECK(n == 2 && has_dev(v, n, 8, 0), "below sda1: %d", n);
+	n = r45desc_below(makedev(254, 0), v, 1);
+	CHECK(n == 1, "max: %d", n);
+	/* the directory's own device (tmpdir's), and one it is not on */
+	CHECK(!stat(tmpdir, &sb), "stat");
+	r = r45desc_dir_on(tmpdir, sb.st_dev, err, sizeof(err));
+	CHECK(r == 1 && strstr(err, "is on the array itself"), "on: %d %s", r, err);
+	r = r45desc_dir_on(tmpdir, makedev(254, 77), err, sizeof(err));
+	CHECK(r == 0, "not on: %d", r);
+	r = r45desc_dir_on("/nonexistent-dir", makedev(254, 77), err, sizeof(err));
+	CHECK(r == -ENOENT, "no dir: %d", r);
+	r45desc_sysfs = "/sys";
+	report("r45desc-dir-on-array", before);
+}
+
+/*
+ * One lock per array (its file): another array's record does not wait;
+ * a lock taken on a file replaced meanwhile is taken again on the new.
+ */
+static void test_lock(void)
+{
+	int before = failures, l1, status, pfd[2];
+	char a[128], b[128], err[256];
+	pid_t pid;
+
+	snprintf(a, sizeof(a), "%s/la.conf", tmpdir);
+	snprintf(b, sizeof(b), "%s/lb.conf", tmpdir);
+	put_file(a, "one\n");
+	put_file(b, "b\n");
+	l1 = r45desc_lock(a, err, sizeof(err));
+	CHECK(l1 >= 0, "lock a: %s", err);
+	CHECK(pipe(pfd) == 0, "pipe");
+	pid = fork();
+	if (pid == 0) {
+		int l2;
+		char c;
+		struct stat fs, ps;
+
+		alarm(10);
+		close(l1);	/* the parent's lock is the parent's */
+		close(pfd[1]);
+		l2 = r45desc_lock(b, err, sizeof(err));	/* another array: at once */
+		if (l2 < 0)
+			_exit(2);
+		r45desc_unlock(l2);
+		if (read(pfd[0], &c, 1) != 1)	/* the parent holds a */
+			_exit(3);
+		l2 = r45desc_lock(a, err, sizeof(err));	/* waits, then the new file */
+		if (l2 < 0 || fstat(l2, &fs) || stat(a, &ps) || fs.st_ino != ps.st_ino)
+			_exit(4);
+		_exit(0);
+	}
+	close(pfd[0]);
+	CHECK(write(pfd[1], "x", 1) == 1, "pipe write");
+	usleep(100 * 1000);
+	CHECK(!r45desc_write_atomic(a, "two\n", 4, NULL, NULL, err, sizeof(err)), "replace: %s",
+	      err);
+	r45desc_unlock(l1);
+	close(pfd[1]);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "child: %d", WEXITSTATUS(status));
+	CHECK(r45desc_lock("/nonexistent-dir/x.conf", err, sizeof(err)) == -ENOENT, "none");
+	unlink(a);
+	unlink(b);
+	report("r45desc-lock-per-array", before);
+}
+
 static void test_load_record_find(void)
 {
 	int before = failures, r;
@@ -712,6 +841,8 @@ int main(void)
 	test_atomic();
 	test_load_record_find();
 	test_record_durable();
+	test_stacking();
+	test_lock();
 	test_geometry();
 	test_fuzz();
 	{
