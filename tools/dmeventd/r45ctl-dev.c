@@ -20,8 +20,6 @@
 #include <libdevmapper.h>
 #include "r45ctl-dev.h"
 
-#define BY_ID "/dev/disk/by-id"
-
 /* ---- device-mapper ---- */
 
 static struct dm_task *task(int type, const char *name)
@@ -222,35 +220,6 @@ int desc_dir_on_raid45(const char *dir)
 
 /* ---- members ---- */
 
-/* A /dev/disk/by-id name of the device rdev (not wwn-/eui.: less readable). */
-static bool by_id(dev_t rdev, char *out, size_t size)
-{
-	struct dirent *de;
-	char best[NAME_MAX + 1] = "", p[PATH_MAX];
-	bool best_plain = false;
-	struct stat sb;
-	DIR *dp = opendir(BY_ID);
-
-	if (!dp)
-		return false;
-	while ((de = readdir(dp))) {
-		bool plain = strncmp(de->d_name, "wwn-", 4) && !strstr(de->d_name, "-eui.");
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", BY_ID, de->d_name);
-		if (stat(p, &sb) || !S_ISBLK(sb.st_mode) || sb.st_rdev != rdev)
-			continue;
-		if (!best[0] || (plain && !best_plain) ||
-		    (plain == best_plain && strcmp(de->d_name, best) < 0)) {
-			snprintf(best, sizeof(best), "%s", de->d_name);
-			best_plain = plain;
-		}
-	}
-	closedir(dp);
-	return best[0] && snprintf(out, size, "%s/%s", BY_ID, best) < (int)size;
-}
-
 /* What blkid finds on the device open as fd: "" for nothing. */
 static int signature(int fd, char *what, size_t size)
 {
@@ -345,12 +314,8 @@ int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev)
 /* The path to record: a /dev/disk/by-id name for a kernel name (/dev/sdX). */
 void stable_path(const char *path, dev_t rdev, char *out, size_t size)
 {
-	if (strncmp(path, "/dev/disk/", 10) && strncmp(path, "/dev/mapper/", 12) &&
-	    by_id(rdev, out, size)) {
+	if (r45desc_stable_path(path, rdev, out, size))
 		printf("member %s recorded as %s\n", path, out);
-		return;
-	}
-	snprintf(out, size, "%s", path);
 }
 
 void random_uuid(char *uuid, size_t size)

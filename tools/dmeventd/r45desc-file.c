@@ -386,6 +386,48 @@ void r45desc_unlock(int fd)
 		close(fd);	/* drops the flock */
 }
 
+/* ---- the names of devices ---- */
+
+const char *r45desc_by_id = "/dev/disk/by-id";
+
+/* A /dev/disk/by-id name of the device rdev (not wwn-/eui.: less readable). */
+static bool by_id(dev_t rdev, char *out, size_t size)
+{
+	struct dirent *de;
+	char best[NAME_MAX + 1] = "", p[PATH_MAX];
+	bool best_plain = false;
+	struct stat sb;
+	DIR *dp = opendir(r45desc_by_id);
+
+	if (!dp)
+		return false;
+	while ((de = readdir(dp))) {
+		bool plain = strncmp(de->d_name, "wwn-", 4) && !strstr(de->d_name, "-eui.");
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", r45desc_by_id, de->d_name);
+		if (stat(p, &sb) || !S_ISBLK(sb.st_mode) || sb.st_rdev != rdev)
+			continue;
+		if (!best[0] || (plain && !best_plain) ||
+		    (plain == best_plain && strcmp(de->d_name, best) < 0)) {
+			snprintf(best, sizeof(best), "%s", de->d_name);
+			best_plain = plain;
+		}
+	}
+	closedir(dp);
+	return best[0] && snprintf(out, size, "%s/%s", r45desc_by_id, best) < (int)size;
+}
+
+int r45desc_stable_path(const char *path, dev_t rdev, char *out, size_t size)
+{
+	if (strncmp(path, "/dev/disk/", 10) && strncmp(path, "/dev/mapper/", 12) &&
+	    by_id(rdev, out, size))
+		return 1;
+	snprintf(out, size, "%s", path);
+	return 0;
+}
+
 /* ---- where the descriptions live ---- */
 
 const char *r45desc_sysfs = "/sys";
@@ -641,9 +683,17 @@ int r45desc_record_device_replaced(const char *dir, const char *name, const char
 	char path[PATH_MAX];
 	int r;
 
+	char stable[R45DESC_PATH_MAX];
+	struct stat sb;
+
 	r = locate(dir, name, uuid, start, trust, path, sizeof(path), err, errsize);
 	if (r)
 		return r;
-	r = r45desc_record_replaced(path, k, nr, dev, offset, err, errsize);
+	/* as raid45ctl names members: what the next boot calls the same disk */
+	if (!stat(dev, &sb) && S_ISBLK(sb.st_mode))
+		r45desc_stable_path(dev, sb.st_rdev, stable, sizeof(stable));
+	else
+		snprintf(stable, sizeof(stable), "%s", dev);
+	r = r45desc_record_replaced(path, k, nr, stable, offset, err, errsize);
 	return r == -ENOENT ? -EIO : r;
 }

@@ -192,6 +192,16 @@ int r45desc_lock(const char *path, char *err, size_t errsize);
 void r45desc_unlock(int fd);
 
 /*
+ * The name to record for the block device path (rdev): a
+ * /dev/disk/by-id name of it (r45desc_by_id: a test seam) for a kernel
+ * name such as /dev/sde, which another boot may give another disk; the
+ * path itself if it is a /dev/disk/ or /dev/mapper/ name already or has
+ * no by-id name.  1 if out is another name than path, 0 if it is path.
+ */
+extern const char *r45desc_by_id;
+int r45desc_stable_path(const char *path, dev_t rdev, char *out, size_t size);
+
+/*
  * The block devices below dev (dev itself first, a partition's disk,
  * the slaves of a dm or md device, recursively), from sysfs
  * (r45desc_sysfs, "/sys": a test seam): how many were put in out.
@@ -247,7 +257,10 @@ typedef int (*r45desc_trust_fn)(const char *path, char *why, size_t size);
 int r45desc_record_device(const char *dir, const char *name, const char *uuid,
 			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
 			  r45desc_trust_fn trust, char *err, size_t errsize);
-/* The same for a spare the monitor put in member k's place. */
+/*
+ * The same for a spare the monitor put in member k's place, recorded by
+ * its r45desc_stable_path() name (as raid45ctl records members).
+ */
 int r45desc_record_device_replaced(const char *dir, const char *name, const char *uuid,
 				   uint64_t start, unsigned int k, unsigned int nr,
 				   const char *dev, uint64_t offset, r45desc_trust_fn trust,

@@ -568,6 +568,47 @@ static void test_stacking(void)
 }
 
 /*
+ * Finding E: a spare the plugin puts in place is recorded by its
+ * /dev/disk/by-id name, as raid45ctl records members, not as /dev/sde
+ * (another disk after the next boot's renumbering).
+ */
+static void test_stable_path(void)
+{
+	int before = failures, r;
+	char byid[128], path[128], out[256], err[512];
+	struct r45desc d;
+	struct stat sb;
+
+	if (stat("/dev/loop0", &sb) || !S_ISBLK(sb.st_mode)) {
+		printf("  no /dev/loop0: not tested\n");
+		report("r45desc-stable-path", before);
+		return;
+	}
+	snprintf(byid, sizeof(byid), "%s/by-id", tmpdir);
+	ln("/dev/loop0", "%s/by-id/wwn-0x5000c500a1b2c3d4");
+	ln("/dev/loop0", "%s/by-id/ata-DISK_SERIAL42");
+	r45desc_by_id = byid;
+	CHECK(r45desc_stable_path("/dev/loop0", sb.st_rdev, out, sizeof(out)) == 1 &&
+	      strstr(out, "/by-id/ata-DISK_SERIAL42"), "by-id: %s", out);
+	CHECK(r45desc_stable_path("/dev/mapper/s0", sb.st_rdev, out, sizeof(out)) == 0 &&
+	      !strcmp(out, "/dev/mapper/s0"), "mapper: %s", out);
+	CHECK(r45desc_stable_path("/dev/loop0", sb.st_rdev + 1, out, sizeof(out)) == 0 &&
+	      !strcmp(out, "/dev/loop0"), "none: %s", out);
+	/* the plugin's record of a spare */
+	snprintf(path, sizeof(path), "%s/r5.conf", tmpdir);
+	put_file(path, good);
+	CHECK(!r45desc_record_failed(path, 2, 4, NULL, err, sizeof(err)), "fail: %s", err);
+	r = r45desc_record_device_replaced(tmpdir, "r5", "", 0, 1, 4, "/dev/loop0", 2048,
+					   trust_yes, err, sizeof(err));
+	CHECK(!r && !r45desc_load(path, &d, err, sizeof(err)) &&
+	      strstr(d.m[1].path, "/by-id/ata-DISK_SERIAL42") && d.m[1].state == R45DESC_REBUILDING,
+	      "spare recorded as %s (%d %s)", d.m[1].path, r, err);
+	r45desc_by_id = "/dev/disk/by-id";
+	unlink(path);
+	report("r45desc-stable-path", before);
+}
+
+/*
  * One lock per array (its file): another array's record does not wait;
  * a lock taken on a file replaced meanwhile is taken again on the new.
  */
@@ -843,6 +884,7 @@ int main(void)
 	test_record_durable();
 	test_stacking();
 	test_lock();
+	test_stable_path();
 	test_geometry();
 	test_fuzz();
 	{
