@@ -160,9 +160,14 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-int r45desc_write_atomic(const char *path, const char *text, size_t len,
-			 r45desc_before_rename_fn before_rename, void *ctx,
-			 char *err, size_t errsize)
+/*
+ * The text to a temporary file, synced, then renamed over path or (excl:
+ * a new description) linked to it, -EEXIST if path exists: two creates
+ * of one name never overwrite each other.
+ */
+static int write_file(const char *path, const char *text, size_t len,
+		      r45desc_before_rename_fn before_rename, void *ctx, bool excl,
+		      char *err, size_t errsize)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -205,16 +210,30 @@ int r45desc_write_atomic(const char *path, const char *text, size_t len,
 			return r < 0 ? r : -r;
 		}
 	}
-	if (rename(tmp, path)) {
-		r = ferr(err, errsize, "%s: rename from %s: %s", path, tmp, strerror(errno));
+	if (excl ? link(tmp, path) : rename(tmp, path)) {
+		if (excl && errno == EEXIST)
+			r = ferr(err, errsize, "%s exists already", path);
+		else
+			r = ferr(err, errsize, "%s: %s from %s: %s", path, excl ? "link" : "rename",
+				 tmp, strerror(errno));
 		unlink(tmp);
 		return r;
 	}
+	if (excl)
+		unlink(tmp);
 	/* the rename itself durable */
 	return sync_dir(path, dir, err, errsize);
 }
 
-int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t errsize)
+int r45desc_write_atomic(const char *path, const char *text, size_t len,
+			 r45desc_before_rename_fn before_rename, void *ctx,
+			 char *err, size_t errsize)
+{
+	return write_file(path, text, len, before_rename, ctx, false, err, errsize);
+}
+
+static int save(const char *path, const struct r45desc *d, bool excl, char *err,
+		size_t errsize)
 {
 	char *buf = malloc(R45DESC_FILE_MAX);
 	int r;
@@ -238,9 +257,53 @@ int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t er
 			snprintf(err, errsize, "%s: not written: %s", path,
 				 r == -ENOMEM ? "out of memory" : why);
 		else
-			r = r45desc_write_atomic(path, buf, strlen(buf), NULL, NULL, err, errsize);
+			r = write_file(path, buf, strlen(buf), NULL, NULL, excl, err, errsize);
 	}
 	free(buf);
+	return r;
+}
+
+int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t errsize)
+{
+	return save(path, d, false, err, errsize);
+}
+
+int r45desc_create(const char *path, const struct r45desc *d, char *err, size_t errsize)
+{
+	return save(path, d, true, err, errsize);
+}
+
+int r45desc_remove(const char *path, const char *uuid, char *err, size_t errsize)
+{
+	struct r45desc *d = malloc(sizeof(*d));
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int lock, r;
+
+	if (!d) {
+		snprintf(err, errsize, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	lock = r45desc_lock(path, err, errsize);
+	if (lock < 0) {
+		free(d);
+		return lock;
+	}
+	r = r45desc_load(path, d, err, errsize);
+	if (!r && strcmp(d->uuid, uuid)) {
+		snprintf(err, errsize, "%s gives the uuid %s now, not %s: another's, left alone",
+			 path, d->uuid, uuid);
+		r = -EEXIST;
+	}
+	if (!r && unlink(path))
+		r = ferr(err, errsize, "%s: %s", path, strerror(errno));
+	if (!r && slash && (size_t)(slash - path) < sizeof(dir)) {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		r = sync_dir(path, dir[0] ? dir : "/", err, errsize);
+	}
+	r45desc_unlock(lock);
+	free(d);
 	return r;
 }
 

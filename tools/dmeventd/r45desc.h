@@ -169,6 +169,17 @@ extern int (*r45desc_fsync)(int fd);
  * read would refuse is not written: -EINVAL), then r45desc_write_atomic().
  */
 int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t errsize);
+/*
+ * The same for a new description: published by link(), -EEXIST (err
+ * says so) if path exists, never overwritten.
+ */
+int r45desc_create(const char *path, const struct r45desc *d, char *err, size_t errsize);
+/*
+ * Remove the description at path, under its lock, only if it still
+ * gives uuid (a create undone): 0, -EEXIST if it gives another (left
+ * alone), -ENOENT, or -errno with why in err.
+ */
+int r45desc_remove(const char *path, const char *uuid, char *err, size_t errsize);
 
 /*
  * The description of a dm device: <dir>/<name>.conf, or else the file

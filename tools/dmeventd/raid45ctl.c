@@ -384,7 +384,8 @@ static int cmd_create(int argc, char **argv)
 		ctl_error("%s: %s", r45desc_dir(), strerror(errno));
 		return 1;
 	}
-	r = r45desc_save(path, &d, err, sizeof(err));
+	/* published by link(): a concurrent create of the name gets EEXIST */
+	r = r45desc_create(path, &d, err, sizeof(err));
 	if (r) {
 		ctl_error("%s", err);
 		return 1;
@@ -393,9 +394,12 @@ static int cmd_create(int argc, char **argv)
 	if (r) {
 		ctl_error("creating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
 		      d.name, strerror(-r), d.size, params);
-		if (unlink(path))
-			ctl_error("%s: %s: remove it before creating %s again", path, strerror(errno),
-			      d.name);
+		/* only our own description: never another create's */
+		r = r45desc_remove(path, d.uuid, err, sizeof(err));
+		if (r == -EEXIST)
+			ctl_error("%s", err);
+		else if (r && r != -ENOENT)
+			ctl_error("%s: remove it before creating %s again", err, d.name);
 		return 1;
 	}
 	printf("%s: created /dev/mapper/%s, %" PRIu64 " sectors, uuid %s, described in %s\n",

@@ -609,6 +609,39 @@ static void test_stable_path(void)
 }
 
 /*
+ * Finding F: two creates of one name.  The second does not overwrite the
+ * first's description, and its undo (its device failed) does not remove
+ * the first's.
+ */
+static void test_create(void)
+{
+	int before = failures, r;
+	char path[128], err[512];
+	struct r45desc a, b, d;
+
+	snprintf(path, sizeof(path), "%s/r5.conf", tmpdir);
+	unlink(path);
+	CHECK(!parse(good, &a, err, sizeof(err)), "parse: %s", err);
+	b = a;
+	snprintf(b.uuid, sizeof(b.uuid), "R45-00000000000000000000000000000002");
+	r = r45desc_create(path, &a, err, sizeof(err));
+	CHECK(!r, "first: %d %s", r, err);
+	r = r45desc_create(path, &b, err, sizeof(err));
+	CHECK(r == -EEXIST && strstr(err, "exists already"), "second: %d %s", r, err);
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && !strcmp(d.uuid, a.uuid),
+	      "overwritten: %s", d.uuid);
+	CHECK(count_files(".r5.conf.") == 0, "temporary files left");
+	/* the second's undo leaves the first's alone */
+	r = r45desc_remove(path, b.uuid, err, sizeof(err));
+	CHECK(r == -EEXIST && !access(path, F_OK), "removed another's: %d %s", r, err);
+	r = r45desc_remove(path, a.uuid, err, sizeof(err));
+	CHECK(!r && access(path, F_OK), "own not removed: %d %s", r, err);
+	r = r45desc_remove(path, a.uuid, err, sizeof(err));
+	CHECK(r == -ENOENT, "gone: %d", r);
+	report("r45desc-create-exclusive", before);
+}
+
+/*
  * One lock per array (its file): another array's record does not wait;
  * a lock taken on a file replaced meanwhile is taken again on the new.
  */
@@ -885,6 +918,7 @@ int main(void)
 	test_stacking();
 	test_lock();
 	test_stable_path();
+	test_create();
 	test_geometry();
 	test_fuzz();
 	{
