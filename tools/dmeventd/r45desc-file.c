@@ -491,6 +491,49 @@ int r45desc_stable_path(const char *path, dev_t rdev, char *out, size_t size)
 	return 0;
 }
 
+int r45desc_used_by(const char *dir, dev_t dev, char *who, size_t size)
+{
+	struct r45desc *d = malloc(sizeof(*d));
+	char path[PATH_MAX], err[64];
+	struct dirent *de;
+	struct stat sb;
+	unsigned int i;
+	int r = 0;
+	DIR *dp;
+
+	if (!d)
+		return -ENOMEM;
+	dp = opendir(dir);
+	if (!dp) {
+		free(d);
+		return errno == ENOENT ? 0 : -errno;
+	}
+	while (!r && (de = readdir(dp))) {
+		size_t l = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".conf") ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+		    r45desc_load(path, d, err, sizeof(err)))
+			continue;
+		for (i = 0; !r && i < d->nr_members; i++)
+			if (d->m[i].path[0] && !stat(d->m[i].path, &sb) && S_ISBLK(sb.st_mode) &&
+			    sb.st_rdev == dev) {
+				snprintf(who, size, "member %u (%s) of the array %s described in %s",
+					 i, d->m[i].path, d->name, path);
+				r = 1;
+			}
+		if (!r && d->disk_log && !stat(d->log_dev, &sb) && S_ISBLK(sb.st_mode) &&
+		    sb.st_rdev == dev) {
+			snprintf(who, size, "the log device (%s) of the array %s described in %s",
+				 d->log_dev, d->name, path);
+			r = 1;
+		}
+	}
+	closedir(dp);
+	free(d);
+	return r;
+}
+
 /* ---- where the descriptions live ---- */
 
 const char *r45desc_sysfs = "/sys";

@@ -213,6 +213,14 @@ extern const char *r45desc_by_id;
 int r45desc_stable_path(const char *path, dev_t rdev, char *out, size_t size);
 
 /*
+ * Does a description in dir name the block device dev (a member or the
+ * disk log, by device number)?  1 with who ("member 2 (...) of the
+ * array r5 described in ..."), 0, or -errno.  Files that do not parse
+ * are skipped.
+ */
+int r45desc_used_by(const char *dir, dev_t dev, char *who, size_t size);
+
+/*
  * The block devices below dev (dev itself first, a partition's disk,
  * the slaves of a dm or md device, recursively), from sysfs
  * (r45desc_sysfs, "/sys": a test seam): how many were put in out.

@@ -175,6 +175,24 @@ static int parse_idx(const struct r45desc *d, const char *s, unsigned int *idx)
 
 /* ---- create ---- */
 
+/*
+ * A device another description names (an inactive array: an active one
+ * holds it, and check_member refuses it): refused without --force.
+ */
+static bool described_elsewhere(const char *dev, dev_t rdev, bool force)
+{
+	char who[PATH_MAX + 256];
+
+	if (r45desc_used_by(r45desc_dir(), rdev, who, sizeof(who)) != 1)
+		return false;
+	if (!force) {
+		ctl_error("%s is %s: --force to take it anyway (that array then loses it)", dev, who);
+		return true;
+	}
+	fprintf(stderr, "raid45ctl: warning: %s is %s: taken (--force)\n", dev, who);
+	return false;
+}
+
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -324,6 +342,8 @@ static int cmd_create(int argc, char **argv)
 				ctl_error("%s is member %u already", m, j);
 				return 1;
 			}
+		if (described_elsewhere(m, rdev[i], force))
+			return 1;
 		stable_path(m, rdev[i], d.m[i].path, sizeof(d.m[i].path));
 		d.m[i].offset = offset;
 		d.m[i].state = R45DESC_CURRENT;
@@ -347,6 +367,8 @@ static int cmd_create(int argc, char **argv)
 				ctl_error("the log device %s is member %u", log, i);
 				return 1;
 			}
+		if (described_elsewhere(log, lr, force))
+			return 1;
 		if (ls < need) {
 			ctl_error("the log device %s has %" PRIu64 " sectors, a log of %" PRIu64 " regions needs %" PRIu64,
 			      log, ls, (d.size + d.region - 1) / d.region, need);

@@ -604,8 +604,26 @@ static void test_stable_path(void)
 	      strstr(d.m[1].path, "/by-id/ata-DISK_SERIAL42") && d.m[1].state == R45DESC_REBUILDING,
 	      "spare recorded as %s (%d %s)", d.m[1].path, r, err);
 	r45desc_by_id = "/dev/disk/by-id";
+	/*
+	 * finding G: create finds a device another description names (a
+	 * member here, the log below), by device number whatever its name
+	 */
+	r = r45desc_used_by(tmpdir, sb.st_rdev, out, sizeof(out));
+	CHECK(r == 1 && strstr(out, "member 1 (") && strstr(out, "of the array r5 described in"),
+	      "used: %d %s", r, out);
+	r = r45desc_used_by(tmpdir, sb.st_rdev + 1000, out, sizeof(out));
+	CHECK(r == 0, "unused: %d", r);
+	{
+		char text[sizeof(good) + 64];
+
+		edit(text, sizeof(text), good, "log", "log disk /dev/loop0 sync");
+		put_file(path, text);
+	}
+	r = r45desc_used_by(tmpdir, sb.st_rdev, out, sizeof(out));
+	CHECK(r == 1 && strstr(out, "the log device (/dev/loop0) of the array r5"), "log: %d %s", r, out);
+	CHECK(r45desc_used_by("/nonexistent-dir", sb.st_rdev, out, sizeof(out)) == 0, "no dir");
 	unlink(path);
-	report("r45desc-stable-path", before);
+	report("r45desc-stable-path-used-by", before);
 }
 
 /*
