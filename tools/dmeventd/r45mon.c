@@ -276,6 +276,7 @@ static void target_reset(struct r45mon_target *t, uint64_t start, uint64_t len)
 	t->rebuild = -1;
 	t->replaced = -1;
 	t->finalize = -1;
+	t->rec_replaced = -1;
 }
 
 static struct r45mon_target *target_for(struct r45mon_dev *d, uint64_t start,
@@ -613,6 +614,9 @@ static void action_started(struct r45mon_dev *d, struct r45mon_target *t,
 }
 
 /* A finished rebuild in the array's description, if it has one. */
+static void retry_replaced(struct r45mon_dev *d, struct r45mon_target *t,
+			   const struct r45_status *st, bool fresh);
+
 static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 			   const struct r45_status *st, unsigned int k)
 {
@@ -621,6 +625,12 @@ static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 
 	if (!d->ops->record_rebuilt)
 		return;
+	/* the spare not in the description yet: after it */
+	if (t->rec_replaced == (int)k) {
+		t->rec_rebuilt = true;
+		retry_replaced(d, t, st, false);
+		return;
+	}
 	r = d->ops->record_rebuilt(d->ctx, t->start, k, st->nr_members, err, sizeof(err));
 	if (!r)
 		TLOG(LOG_NOTICE, "member %u is current again in the array's description", k);
@@ -852,23 +862,62 @@ static bool spare_in_table(const struct r45_table *tab, const char *devno)
 	return false;
 }
 
-/* A spare put in member k's place, in the array's description. */
+/*
+ * The spare put in a member's place (t->rec_replaced), in the array's
+ * description; tried again at every update until it is recorded (the
+ * description meanwhile calls the member failed: the next activation
+ * starts without it), then the end of its rebuild if that came first.
+ */
+static void retry_replaced(struct r45mon_dev *d, struct r45mon_target *t,
+			   const struct r45_status *st, bool fresh)
+{
+	unsigned int k = (unsigned int)t->rec_replaced;
+	char err[512] = "";
+	int r;
+
+	if (t->rec_replaced < 0)
+		return;
+	/* (fresh: st is the status from before the spare went in) */
+	if (!fresh && k < st->nr_members && st->members[k].dead) {
+		/* the spare failed too: the description calls the member failed, rightly */
+		TLOG(LOG_WARNING, "spare %s (member %u) failed before it was recorded: the description keeps member %u failed",
+		     t->rec_path, k, k);
+		t->rec_replaced = -1;
+		t->rec_rebuilt = false;
+		return;
+	}
+	r = d->ops->record_replaced(d->ctx, t->start, k, st->nr_members, t->rec_path,
+				    t->rec_off, err, sizeof(err));
+	if (r && r != -ENOENT) {
+		if (!t->rec_replaced_logged)
+			TLOG(LOG_ERR, "cannot record spare %s as member %u in the array's description: %s: the next activation from it starts without member %u (tried again at the next event or timeout)",
+			     t->rec_path, k, err[0] ? err : strerror(-r), k);
+		t->rec_replaced_logged = true;
+		return;
+	}
+	if (!r)
+		TLOG(LOG_NOTICE, "member %u is %s, rebuilding, in the array's description", k,
+		     t->rec_path);
+	t->rec_replaced = -1;
+	t->rec_replaced_logged = false;
+	if (t->rec_rebuilt) {
+		t->rec_rebuilt = false;
+		record_rebuilt(d, t, st, k);
+	}
+}
+
 static void record_replaced(struct r45mon_dev *d, struct r45mon_target *t,
 			    const struct r45_status *st, unsigned int k, const char *path,
 			    uint64_t off)
 {
-	char err[512] = "";
-	int r;
-
 	if (!d->ops->record_replaced)
 		return;
-	r = d->ops->record_replaced(d->ctx, t->start, k, st->nr_members, path, off,
-				    err, sizeof(err));
-	if (!r)
-		TLOG(LOG_NOTICE, "member %u is %s, rebuilding, in the array's description", k, path);
-	else if (r != -ENOENT)
-		TLOG(LOG_ERR, "cannot record spare %s as member %u in the array's description: %s: the next activation from it starts without member %u",
-		     path, k, err[0] ? err : strerror(-r), k);
+	t->rec_replaced = (int)k;
+	snprintf(t->rec_path, sizeof(t->rec_path), "%s", path);
+	t->rec_off = off;
+	t->rec_rebuilt = false;
+	t->rec_replaced_logged = false;
+	retry_replaced(d, t, st, true);
 }
 
 /* Replace failed member k by the next usable spare: true if done. */
@@ -1097,6 +1146,7 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 	int rc;
 
 	record(d, t, st);
+	retry_replaced(d, t, st, false);
 	for (i = 0; i < st->nr_members; i++) {
 		struct r45mon_member *m = &t->m[i];
 

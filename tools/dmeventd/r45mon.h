@@ -164,6 +164,12 @@ struct r45mon_target {
 	bool message_error_logged;
 	bool record_error_logged;
 	bool unrecorded_logged;	/* no reload: a failure not recorded */
+	/* a spare's record (record_replaced) not made yet: tried again */
+	int rec_replaced;	/* its member, or -1 */
+	char rec_path[R45MON_PATH_MAX];
+	uint64_t rec_off;
+	bool rec_rebuilt;	/* its rebuild's end to record after it */
+	bool rec_replaced_logged;
 	uint32_t bad_spares;	/* spares that failed to load (bit per spare) */
 };
 

@@ -75,6 +75,8 @@ struct fake {
 	int bad_status;		/* print garbage */
 	char replaced[8][128];	/* the replaced op's calls */
 	int nr_replaced;
+	int replaced_rc[4];	/* record_replaced's answers, by call */
+	int nr_replaced_rec;
 	/* the description (record_failed): scripted answers, calls */
 	int record_rc[16];
 	char records[16][64];
@@ -371,11 +373,13 @@ static int fake_record_replaced(void *ctx, uint64_t start, unsigned int k, unsig
 	struct fake *f = ctx;
 	char call[96];
 
-	(void)err;
-	(void)errsize;
 	CHECK(start == 0 && nr == f->n, "record_replaced(%llu, %u)", (unsigned long long)start, nr);
 	snprintf(call, sizeof(call), "replaced %u %s %llu", k, path, (unsigned long long)offset);
 	seq_add(f, "%s;", call);
+	if (f->nr_replaced_rec < 4 && f->replaced_rc[f->nr_replaced_rec++]) {
+		snprintf(err, errsize, "No space left on device");
+		return f->replaced_rc[f->nr_replaced_rec - 1];
+	}
 	return 0;
 }
 
@@ -763,6 +767,39 @@ static void test_reload_unrecorded(void)
 	CHECK(!f.released_unacked && !f.held && f.nr_reloads == 1 && f.minor[0] == 50,
 	      "after the record: %s", f.seq);
 	report("r45mon-no-reload-before-record", before);
+}
+
+/*
+ * Finding H: a spare's record that fails is tried again at the next
+ * update, like a failure's; the end of its rebuild is recorded after it.
+ */
+static void test_replaced_retry(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	f.replaced_rc[0] = f.replaced_rc[1] = -ENOSPC;
+	setup_ops(&d, &f, R45MON_SPARE, NULL, 1, &desc_ops);
+	fail(&f, 1);
+	event(&d, &f);
+	/* tried at once, and again at the next look (the same event's) */
+	CHECK(!strcmp(f.seq, "record 0x2;allow_writes 1;reload;replaced 1 /dev/s0 0;replaced 1 /dev/s0 0;"),
+	      "first: %s", f.seq);
+	CHECK(logged(&f, "cannot record spare /dev/s0 as member 1") == 1, "logged once");
+	CHECK(!logged(&f, "member 1 is /dev/s0, rebuilding"), "not recorded");
+	f.in_sync = 50;
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;allow_writes 1;reload;replaced 1 /dev/s0 0;replaced 1 /dev/s0 0;replaced 1 /dev/s0 0;") &&
+	      logged(&f, "member 1 is /dev/s0, rebuilding, in the array's description") == 1,
+	      "recorded: %s", f.seq);
+	event(&d, &f);
+	CHECK(f.nr_replaced_rec == 3, "recorded again: %d", f.nr_replaced_rec);
+	rebuild_steps(&d, &f, 10);
+	CHECK(strstr(f.seq, "replaced 1 /dev/s0 0;rebuilt 1;reload;") && f.nr_replaced_rec == 3,
+	      "rebuilt after: %s", f.seq);
+	report("r45mon-replaced-retried", before);
 }
 
 /*
@@ -1175,5 +1212,6 @@ int main(void)
 	test_conf();
 	test_record();
 	test_reload_unrecorded();
+	test_replaced_retry();
 	return failures ? 1 : 0;
 }
