@@ -270,19 +270,15 @@ int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev)
 	struct stat sb;
 	int fd, r;
 
-	if (stat(path, &sb)) {
-		ctl_error("%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISBLK(sb.st_mode)) {
-		ctl_error("%s: not a block device", path);
-		return -ENOTBLK;
-	}
-	*rdev = sb.st_rdev;
-	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	/*
+	 * Opened first, then its kind and number from the open file (no
+	 * window for the name to change between a stat and the open);
+	 * O_NONBLOCK: a FIFO in its place does not hang the open.
+	 */
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
-		if (r == -EBUSY)
+		if (r == -EBUSY && !stat(path, &sb))
 			ctl_error("%s (%u:%u) is in use (mounted, or held by md, LVM or a device-mapper table: see /sys/dev/block/%u:%u/holders)",
 			      path, major(sb.st_rdev), minor(sb.st_rdev), major(sb.st_rdev),
 			      minor(sb.st_rdev));
@@ -290,6 +286,13 @@ int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev)
 			ctl_error("%s: %s", path, strerror(-r));
 		return r;
 	}
+	r = fstat(fd, &sb) ? -errno : S_ISBLK(sb.st_mode) ? 0 : -ENOTBLK;
+	if (r) {
+		ctl_error("%s: %s", path, r == -ENOTBLK ? "not a block device" : strerror(-r));
+		close(fd);
+		return r;
+	}
+	*rdev = sb.st_rdev;
 	r = ioctl(fd, BLKGETSIZE64, &bytes) ? -errno : 0;
 	if (r)
 		ctl_error("%s: cannot read its size: %s", path, strerror(-r));

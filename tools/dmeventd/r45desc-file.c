@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -51,6 +52,17 @@ int r45desc_load(const char *path, struct r45desc *d, char *err, size_t errsize)
 		r = -errno;
 		snprintf(err, errsize, "%s: %s", path, strerror(-r));
 		return r;
+	}
+	{
+		struct stat sb;
+
+		if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+			r = fstat(fd, &sb) ? -errno : -EINVAL;
+			snprintf(err, errsize, "%s: %s", path,
+				 r == -EINVAL ? "not a regular file" : strerror(-r));
+			close(fd);
+			return r;
+		}
 	}
 	text = malloc(R45DESC_FILE_MAX + 1);
 	if (!text) {
@@ -189,7 +201,15 @@ static int write_file(const char *path, const char *text, size_t len,
 	if (fd < 0)
 		return ferr(err, errsize, "%s: cannot create a temporary file in %s: %s",
 			    path, dir, strerror(errno));
-	r = fchmod(fd, 0644) ? -errno : 0;
+	/* a replaced file keeps its mode (an admin's 0600 stays 0600) */
+	{
+		struct stat sb;
+		mode_t mode = 0644;
+
+		if (!excl && !stat(path, &sb) && S_ISREG(sb.st_mode))
+			mode = sb.st_mode & 07777;
+		r = fchmod(fd, mode) ? -errno : 0;
+	}
 	if (!r)
 		r = write_all(fd, text, len);
 	if (!r)
@@ -232,6 +252,40 @@ int r45desc_write_atomic(const char *path, const char *text, size_t len,
 	return write_file(path, text, len, before_rename, ctx, false, err, errsize);
 }
 
+/*
+ * The temporary files (.<name>.conf.XXXXXX) of path made before since:
+ * left by a writer that died (a crash) before its rename.  Called under
+ * the array's lock, whose holders alone make them (a create's, for a
+ * path that exists, fails anyway).
+ */
+static void remove_stale(const char *path, time_t since)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], p[PATH_MAX + NAME_MAX + 2];
+	struct dirent *de;
+	struct stat sb;
+	size_t bl;
+	DIR *dp;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	bl = strlen(slash + 1);
+	dp = opendir(dir[0] ? dir : "/");
+	if (!dp)
+		return;
+	while ((de = readdir(dp))) {
+		if (de->d_name[0] != '.' || strncmp(de->d_name + 1, slash + 1, bl) ||
+		    de->d_name[1 + bl] != '.' || strlen(de->d_name + 2 + bl) != 6)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (!lstat(p, &sb) && S_ISREG(sb.st_mode) && sb.st_mtime < since)
+			unlink(p);
+	}
+	closedir(dp);
+}
+
 static int save(const char *path, const struct r45desc *d, bool excl, char *err,
 		size_t errsize)
 {
@@ -253,11 +307,14 @@ static int save(const char *path, const struct r45desc *d, bool excl, char *err,
 		r = back ? r45desc_parse(buf, strlen(buf), "the new description", back,
 					 why, sizeof(why)) : -ENOMEM;
 		free(back);
-		if (r)
+		if (r) {
 			snprintf(err, errsize, "%s: not written: %s", path,
 				 r == -ENOMEM ? "out of memory" : why);
-		else
+		} else {
+			if (!excl)
+				remove_stale(path, time(NULL));
 			r = write_file(path, buf, strlen(buf), NULL, NULL, excl, err, errsize);
+		}
 	}
 	free(buf);
 	return r;

@@ -139,8 +139,9 @@ unsigned int r45desc_default_region(uint64_t size, unsigned int chunk, unsigned 
 uint64_t r45desc_disk_log_sectors(uint64_t size, unsigned int region);
 
 /*
- * Read and parse the file at path; its name must be <name>.conf of the
- * name it gives.  0, -ENOENT, or another -errno with why in err.
+ * Read and parse the file at path, a regular file; its name must be
+ * <name>.conf of the name it gives.  0, -ENOENT, or another -errno
+ * (-EINVAL: not a regular file, or refused) with why in err.
  */
 int r45desc_load(const char *path, struct r45desc *d, char *err, size_t errsize);
 
@@ -166,7 +167,10 @@ int r45desc_write_atomic(const char *path, const char *text, size_t len,
 extern int (*r45desc_fsync)(int fd);
 /*
  * r45desc_format(), checked by parsing it back (a description the next
- * read would refuse is not written: -EINVAL), then r45desc_write_atomic().
+ * read would refuse is not written: -EINVAL), then r45desc_write_atomic()
+ * (the file keeps its mode).  Under the array's lock: the temporary
+ * files a crashed writer left (.<name>.conf.XXXXXX, older than this
+ * call) are removed first.
  */
 int r45desc_save(const char *path, const struct r45desc *d, char *err, size_t errsize);
 /*

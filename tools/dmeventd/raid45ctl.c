@@ -695,9 +695,15 @@ static int cmd_fail_record(int argc, char **argv)
 	return 0;
 }
 
-/* Under the description's lock: member idx's state (and path) changed, saved. */
+#define STATE(s) (1u << (s))
+
+/*
+ * Under the description's lock: member idx's state (and path) changed,
+ * saved, if its state there is still one of from (the plugin may have
+ * recorded something since the description was read).
+ */
 static int set_member(const char *path, unsigned int idx, const struct r45desc_member *m,
-		      struct r45desc *out)
+		      unsigned int from, struct r45desc *out)
 {
 	char err[512];
 	int lock = r45desc_lock(path, err, sizeof(err)), r;
@@ -707,6 +713,11 @@ static int set_member(const char *path, unsigned int idx, const struct r45desc_m
 		return lock;
 	}
 	r = r45desc_load(path, out, err, sizeof(err));
+	if (!r && (idx >= out->nr_members || !(from & STATE(out->m[idx].state)))) {
+		snprintf(err, sizeof(err), "%s: member %u is %s now: changed meanwhile, not changed here",
+			 path, idx, idx < out->nr_members ? r45desc_state_name(out->m[idx].state) : "gone");
+		r = -EAGAIN;
+	}
 	if (!r) {
 		out->m[idx] = *m;
 		r = r45desc_save(path, out, err, sizeof(err));
@@ -796,7 +807,7 @@ static int cmd_readd(int argc, char **argv)
 	/* rebuilding until the plugin (or replace) records its end */
 	m = d.m[idx];
 	m.state = R45DESC_REBUILDING;
-	if (set_member(path, idx, &m, &d)) {
+	if (set_member(path, idx, &m, STATE(R45DESC_FAILED) | STATE(R45DESC_CURRENT), &d)) {
 		ctl_error("the readd runs, but the description still calls member %u failed: the next activation starts without it",
 		      idx);
 		return 1;
@@ -928,7 +939,8 @@ static int cmd_replace(int argc, char **argv)
 	m.offset = offset;
 	m.state = R45DESC_REBUILDING;
 	/* recorded first: whatever happens next, it is never taken for current */
-	if (set_member(path, idx, &m, &d))
+	if (set_member(path, idx, &m, STATE(R45DESC_FAILED) | STATE(R45DESC_MISSING) |
+		       STATE(R45DESC_REBUILDING), &d))
 		return 1;
 	printf("%s: member %u is %s, recorded rebuilding in %s\n", d.name, idx, m.path, path);
 	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {

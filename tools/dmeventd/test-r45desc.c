@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -660,6 +661,43 @@ static void test_create(void)
 }
 
 /*
+ * Finding H: only regular files are descriptions; a replaced file keeps
+ * its mode; a crashed writer's temporary file goes at the next write.
+ */
+static void test_file_details(void)
+{
+	int before = failures, r;
+	char path[128], tmp[160], err[512];
+	struct r45desc d;
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/r5.conf", tmpdir);
+	unlink(path);
+	CHECK(!mkfifo(path, 0600), "mkfifo");
+	r = r45desc_load(path, &d, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "not a regular file"), "fifo: %d %s", r, err);
+	unlink(path);
+	CHECK(!mkdir(path, 0700), "mkdir");
+	r = r45desc_load(path, &d, err, sizeof(err));
+	CHECK(r == -EINVAL || r == -EISDIR, "directory: %d %s", r, err);
+	rmdir(path);
+
+	put_file(path, good);
+	CHECK(!chmod(path, 0600), "chmod");
+	snprintf(tmp, sizeof(tmp), "%s/.r5.conf.Ab3dE9", tmpdir);
+	put_file(tmp, "half a descr");
+	CHECK(!utimensat(AT_FDCWD, tmp, old, 0), "utimensat");
+	r = r45desc_record_failed(path, 1, 4, NULL, err, sizeof(err));
+	CHECK(!r, "record: %s", err);
+	CHECK(!stat(path, &sb) && (sb.st_mode & 07777) == 0600, "mode %o", sb.st_mode & 07777);
+	CHECK(access(tmp, F_OK), "stale temporary file left");
+	CHECK(count_files(".r5.conf.") == 0, "temporary files");
+	unlink(path);
+	report("r45desc-file-details", before);
+}
+
+/*
  * One lock per array (its file): another array's record does not wait;
  * a lock taken on a file replaced meanwhile is taken again on the new.
  */
@@ -937,6 +975,7 @@ int main(void)
 	test_lock();
 	test_stable_path();
 	test_create();
+	test_file_details();
 	test_geometry();
 	test_fuzz();
 	{
