@@ -532,6 +532,33 @@ static int pd_record_replaced(void *ctx, uint64_t start, unsigned int k, unsigne
 					      nr, path, offset, trusted, err, errsize);
 }
 
+/*
+ * The device fsync'ed (a flush that reaches every member) before a
+ * rebuilt member is recorded current; r45mon calls it only while writes
+ * are not held.
+ */
+static int pd_flush(void *ctx)
+{
+	struct plugin_dev *pd = ctx;
+	char path[PATH_MAX];
+	int fd = -1, r;
+
+	if (pd->devno) {
+		snprintf(path, sizeof(path), "/dev/block/%u:%u", major(pd->devno),
+			 minor(pd->devno));
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/dev/mapper/%s", pd->mon.name);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+	if (fd < 0)
+		return -errno;
+	r = fsync(fd) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
 static const struct r45mon_ops plugin_ops = {
 	.get_table = pd_get_table,
 	.reload = pd_reload,
@@ -543,6 +570,7 @@ static const struct r45mon_ops plugin_ops = {
 	.record_failed = pd_record_failed,
 	.record_rebuilt = pd_record_rebuilt,
 	.record_replaced = pd_record_replaced,
+	.flush = pd_flush,
 };
 
 /* ---- status ---- */

@@ -631,6 +631,26 @@ static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 		retry_replaced(d, t, st, false);
 		return;
 	}
+	/*
+	 * The rebuilt data durable first (a core log keeps nothing across a
+	 * crash: the description is all that says the member is current).
+	 * Not while writes are held: then at the first update without.
+	 */
+	if (d->ops->flush) {
+		t->rebuilt_pending |= 1u << k;
+		if (st->held)
+			return;
+		r = d->ops->flush(d->ctx);
+		if (r) {
+			if (!t->flush_error_logged)
+				TLOG(LOG_ERR, "cannot flush the device before recording the end of the rebuild of member %u: %s (tried again at the next event or timeout)",
+				     k, strerror(-r));
+			t->flush_error_logged = true;
+			return;
+		}
+		t->flush_error_logged = false;
+		t->rebuilt_pending &= ~(1u << k);
+	}
 	r = d->ops->record_rebuilt(d->ctx, t->start, k, st->nr_members, err, sizeof(err));
 	if (!r)
 		TLOG(LOG_NOTICE, "member %u is current again in the array's description", k);
@@ -1147,6 +1167,14 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 
 	record(d, t, st);
 	retry_replaced(d, t, st, false);
+	for (i = 0; t->rebuilt_pending && !st->held && i < st->nr_members; i++) {
+		if (!(t->rebuilt_pending & (1u << i)))
+			continue;
+		if (st->members[i].dead)
+			t->rebuilt_pending &= ~(1u << i);	/* failed again: stays so */
+		else
+			record_rebuilt(d, t, st, i);
+	}
 	for (i = 0; i < st->nr_members; i++) {
 		struct r45mon_member *m = &t->m[i];
 

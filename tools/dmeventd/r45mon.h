@@ -116,6 +116,13 @@ struct r45mon_ops {
 	 */
 	int (*record_replaced)(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
 			       const char *path, uint64_t offset, char *err, size_t errsize);
+	/*
+	 * optional: make what the array has written durable on its members
+	 * (an fsync of the dm device: the flush reaches every member), before
+	 * a rebuilt member is recorded current.  Called only while writes
+	 * are not held (a held flush would never end).  0 or -errno.
+	 */
+	int (*flush)(void *ctx);
 };
 
 enum r45mon_ack {
@@ -170,6 +177,9 @@ struct r45mon_target {
 	uint64_t rec_off;
 	bool rec_rebuilt;	/* its rebuild's end to record after it */
 	bool rec_replaced_logged;
+	/* rebuilds' ends to record once the device is flushed */
+	uint32_t rebuilt_pending;
+	bool flush_error_logged;
 	uint32_t bad_spares;	/* spares that failed to load (bit per spare) */
 };
 

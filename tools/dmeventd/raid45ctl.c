@@ -28,6 +28,7 @@
  * Exit status: 0 done, 1 failed (the message says why), 2 usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -857,6 +858,25 @@ static int cmd_rebuilt(int argc, char **argv)
 		      st.members[idx].rebuilding ? "still rebuilding" : "not current", st.in_sync,
 		      st.regions);
 		return 1;
+	}
+	/* the rebuilt data durable first: a flush reaches every member */
+	if (st.held) {
+		ctl_error("writes to %s are held for a failure: record it first (raid45ctl fail-record)", d.name);
+		return 1;
+	}
+	{
+		char dev[PATH_MAX];
+		int fd;
+
+		snprintf(dev, sizeof(dev), "/dev/mapper/%s", d.name);
+		fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		r = fd < 0 || fsync(fd) ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (r) {
+			ctl_error("%s: cannot flush it: %s: not recorded", dev, strerror(-r));
+			return 1;
+		}
 	}
 	if (r45desc_record_rebuilt(path, 1u << idx, d.nr_members, &changed, err, sizeof(err))) {
 		ctl_error("%s", err);

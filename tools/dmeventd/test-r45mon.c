@@ -383,6 +383,15 @@ static int fake_record_replaced(void *ctx, uint64_t start, unsigned int k, unsig
 	return 0;
 }
 
+static int fake_flush(void *ctx)
+{
+	struct fake *f = ctx;
+
+	CHECK(!f->held, "flush while writes are held");
+	seq_add(f, "%s;", "flush");
+	return 0;
+}
+
 static const struct r45mon_ops fake_ops = {
 	.get_table = fake_get_table,
 	.reload = fake_reload,
@@ -405,6 +414,7 @@ static const struct r45mon_ops desc_ops = {
 	.record_failed = fake_record_failed,
 	.record_rebuilt = fake_record_rebuilt,
 	.record_replaced = fake_record_replaced,
+	.flush = fake_flush,
 };
 
 /* Lines logged that contain s. */
@@ -797,9 +807,40 @@ static void test_replaced_retry(void)
 	event(&d, &f);
 	CHECK(f.nr_replaced_rec == 3, "recorded again: %d", f.nr_replaced_rec);
 	rebuild_steps(&d, &f, 10);
-	CHECK(strstr(f.seq, "replaced 1 /dev/s0 0;rebuilt 1;reload;") && f.nr_replaced_rec == 3,
+	CHECK(strstr(f.seq, "replaced 1 /dev/s0 0;flush;rebuilt 1;reload;") && f.nr_replaced_rec == 3,
 	      "rebuilt after: %s", f.seq);
 	report("r45mon-replaced-retried", before);
+}
+
+/*
+ * Finding I: a rebuilt member is recorded current only after a flush of
+ * the device (its data durable on the members), and no flush while writes
+ * are held (it would be held too): recorded once they go on.
+ */
+static void test_rebuilt_flushed(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 5, "raid6_nr");
+	f.dead[1] = true;
+	f.record_rc[1] = -EIO;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	/* member 1 put back and rebuilt whole between two looks; member 3 fails */
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	fail(&f, 3);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;record 0x8;") && f.held, "held: %s", f.seq);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;record 0x8;record 0x8;allow_writes 3;flush;rebuilt 1;"),
+	      "after the release: %s", f.seq);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;record 0x8;record 0x8;allow_writes 3;flush;rebuilt 1;"),
+	      "again: %s", f.seq);
+	report("r45mon-rebuilt-flushed", before);
 }
 
 /*
@@ -1126,7 +1167,7 @@ static void test_record(void)
 	      "spare: %s", f.seq);
 	/* the rebuild's end goes to the description, then the final reload */
 	rebuild_steps(&d, &f, 20);
-	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;replaced 1 /dev/s0 0;rebuilt 1;reload;"),
+	CHECK(!strcmp(f.seq, "record 0x2;record 0x2;allow_writes 1;reload;replaced 1 /dev/s0 0;flush;rebuilt 1;reload;"),
 	      "spare, rebuilt: %s", f.seq);
 
 	/* RAID6: a second failure while the first is recorded */
@@ -1172,11 +1213,11 @@ static void test_record(void)
 	f.minor[1] = 60;
 	f.dev_to_init = 1;
 	event(&d, &f);
-	CHECK(!strcmp(f.seq, "record 0x2;rebuilt 1;"), "rebuild between two looks: %s", f.seq);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;rebuilt 1;"), "rebuild between two looks: %s", f.seq);
 	CHECK(logged(&f, "rebuild of member 1 (254:60) finished between two looks: 100/100 regions in sync") == 1,
 	      "logged");
 	event(&d, &f);
-	CHECK(!strcmp(f.seq, "record 0x2;rebuilt 1;"), "recorded again: %s", f.seq);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;rebuilt 1;"), "recorded again: %s", f.seq);
 	/* not while regions are out of sync: once they are in sync */
 	fake_init(&f, 4, "raid5_ls");
 	f.dead[1] = true;
@@ -1189,12 +1230,12 @@ static void test_record(void)
 	CHECK(!strcmp(f.seq, "record 0x2;"), "out of sync: %s", f.seq);
 	f.in_sync = 100;
 	event(&d, &f);
-	CHECK(!strcmp(f.seq, "record 0x2;rebuilt 1;"), "then in sync: %s", f.seq);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;rebuilt 1;"), "then in sync: %s", f.seq);
 	/* monitoring starts after such a rebuild (activated, then registered) */
 	fake_init(&f, 4, "raid5_ls");
 	f.dev_to_init = 2;
 	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
-	CHECK(!strcmp(f.seq, "rebuilt 2;"), "finished before monitoring: %s", f.seq);
+	CHECK(!strcmp(f.seq, "flush;rebuilt 2;"), "finished before monitoring: %s", f.seq);
 	report("r45mon-record-before-allow-writes", before);
 }
 
@@ -1213,5 +1254,6 @@ int main(void)
 	test_record();
 	test_reload_unrecorded();
 	test_replaced_retry();
+	test_rebuilt_flushed();
 	return failures ? 1 : 0;
 }
