@@ -220,6 +220,40 @@ int desc_dir_on_raid45(const char *dir)
 
 /* ---- members ---- */
 
+/*
+ * A device another description names (an inactive array: an active one
+ * holds it, and check_member refuses it): refused without --force.
+ */
+bool described_elsewhere(const char *dev, dev_t rdev, bool force)
+{
+	char who[PATH_MAX + 256];
+
+	if (r45desc_used_by(r45desc_dir(), rdev, who, sizeof(who)) != 1)
+		return false;
+	if (!force) {
+		ctl_error("%s is %s: --force to take it anyway (that array then loses it)", dev, who);
+		return true;
+	}
+	fprintf(stderr, "raid45ctl: warning: %s is %s: taken (--force)\n", dev, who);
+	return false;
+}
+
+/* An fsync of /dev/mapper/<name>: a flush that reaches every member. */
+int dm_flush(const char *name)
+{
+	char dev[PATH_MAX];
+	int fd, r;
+
+	snprintf(dev, sizeof(dev), "/dev/mapper/%s", name);
+	fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	r = fd < 0 || fsync(fd) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (r)
+		ctl_error("%s: cannot flush it: %s: not recorded", dev, strerror(-r));
+	return r;
+}
+
 /* What blkid finds on the device open as fd: "" for nothing. */
 static int signature(int fd, char *what, size_t size)
 {

@@ -33,6 +33,10 @@ int dm_message(const char *name, const char *msg);
 /* the raid45 status at sector 0: 0, -ENOENT (no such target), -errno */
 int dm_status(const char *name, struct r45_status *st);
 
+/* fsync /dev/mapper/<name> (a flush to every member): 0, or -errno (printed) */
+int dm_flush(const char *name);
+/* a device another description names: printed; true if refused (no force) */
+bool described_elsewhere(const char *dev, dev_t rdev, bool force);
 /* the descriptions' directory on a raid45 array: printed, 1 (else 0) */
 int desc_dir_on_raid45(const char *dir);
 /*

@@ -28,7 +28,6 @@
  * Exit status: 0 done, 1 failed (the message says why), 2 usage.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -175,24 +174,6 @@ static int parse_idx(const struct r45desc *d, const char *s, unsigned int *idx)
 }
 
 /* ---- create ---- */
-
-/*
- * A device another description names (an inactive array: an active one
- * holds it, and check_member refuses it): refused without --force.
- */
-static bool described_elsewhere(const char *dev, dev_t rdev, bool force)
-{
-	char who[PATH_MAX + 256];
-
-	if (r45desc_used_by(r45desc_dir(), rdev, who, sizeof(who)) != 1)
-		return false;
-	if (!force) {
-		ctl_error("%s is %s: --force to take it anyway (that array then loses it)", dev, who);
-		return true;
-	}
-	fprintf(stderr, "raid45ctl: warning: %s is %s: taken (--force)\n", dev, who);
-	return false;
-}
 
 static int cmd_create(int argc, char **argv)
 {
@@ -864,20 +845,8 @@ static int cmd_rebuilt(int argc, char **argv)
 		ctl_error("writes to %s are held for a failure: record it first (raid45ctl fail-record)", d.name);
 		return 1;
 	}
-	{
-		char dev[PATH_MAX];
-		int fd;
-
-		snprintf(dev, sizeof(dev), "/dev/mapper/%s", d.name);
-		fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		r = fd < 0 || fsync(fd) ? -errno : 0;
-		if (fd >= 0)
-			close(fd);
-		if (r) {
-			ctl_error("%s: cannot flush it: %s: not recorded", dev, strerror(-r));
-			return 1;
-		}
-	}
+	if (dm_flush(d.name))
+		return 1;
 	if (r45desc_record_rebuilt(path, 1u << idx, d.nr_members, &changed, err, sizeof(err))) {
 		ctl_error("%s", err);
 		return 1;
