@@ -640,6 +640,27 @@ def burst(dev, k):
     return threads
 
 
+def join_writers(threads):
+    """The writers end once the suspend has let the held writes go.  A
+    writer that passed its crash check just before the crash may issue its
+    write only after the suspend began: dm keeps that bio, unmapped, until
+    a resume, and the writer waits for it (on the debug kernel a point hung
+    so, the suspend done, two writers in submit_bio_wait).  The flushing
+    suspend returned, so the target holds no bio: a writer still there is
+    one of those.  Resumed, the array takes its write and fails it (every
+    disk is dm-error) or holds it, and the next suspend lets it go."""
+    for t in threads:
+        t.join(30)
+    late = sum(t.is_alive() for t in threads)
+    if late:
+        print("   %d writes issued after the suspend began: resumed to "
+              "end them" % late, flush=True)
+        dm.run("resume", ARRAY)
+        dm.run("suspend", ARRAY)
+        for t in threads:
+            t.join()
+
+
 def stuck(k):
     """A point that takes this long is stuck: the kernel's stacks of the
     blocked tasks go to its log (sysrq w) for the diagnosis, and to our
@@ -652,11 +673,12 @@ def stuck(k):
         f.write("8")
     with open("/proc/sysrq-trigger", "w") as f:
         f.write("w")
-    try:
-        print(subprocess.run(["dmsetup", "status"], capture_output=True,
-                             text=True, timeout=10).stdout, flush=True)
-    except (OSError, subprocess.SubprocessError) as e:
-        print("dmsetup status: %s" % e)
+    for cmd in (["status"], ["info", "-c"]):
+        try:
+            print(subprocess.run(["dmsetup", *cmd], capture_output=True,
+                                 text=True, timeout=10).stdout, flush=True)
+        except (OSError, subprocess.SubprocessError) as e:
+            print("dmsetup %s: %s" % (cmd[0], e))
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -713,8 +735,7 @@ def one_point(k, dev):
     else:
         # held writes (members failed) go on at the suspend, and fail
         dm.run("suspend", ARRAY)
-        for t in threads:
-            t.join()
+        join_writers(threads)
         dm.remove(ARRAY)
     if errors:
         raise SystemExit("point %d: %s" % (k, errors[0]))
