@@ -709,21 +709,6 @@ def point(k, dev):
         watchdog.cancel()
 
 
-def unsafe_count(eio):
-    """The status' count of refused reads, once it counts the reads that
-    failed (up to 5 s: today the kernel adds to it just after it fails
-    them, and a preempted lane once left it at 58 of 59; the order that
-    counts first waits on branch unsafe-count-order for check-debug).
-    More errors than the count then is a failure of the point."""
-    u = int(ext(status_words(), 6))
-    for _ in range(50):
-        if u >= len(eio):
-            break
-        time.sleep(0.1)
-        u = int(ext(status_words(), 6))
-    return u
-
-
 def one_point(k, dev):
     if MODE == "ppl-late":
         zero_ppl_areas()
@@ -770,7 +755,7 @@ def one_point(k, dev):
         # only the spare's blocks may fail: every other member is there
         wrong += [(b, "EIO, not on the spare") for b in eio
                   if member_of(b) != missing]
-        unsafe = unsafe_count(eio)
+        unsafe = int(ext(status_words(), 6))
         refill(node(ARRAY))
         dm.remove(ARRAY)
     elif MODE == "md-verify":
@@ -799,7 +784,7 @@ def one_point(k, dev):
         note = "member %d missing, %s" % (
             missing, "refused then forced" if refused else "accepted")
         wrong, eio = check_blocks(node(ARRAY), forced)
-        unsafe = unsafe_count(eio)
+        unsafe = int(ext(status_words(), 6))
         dm.remove(ARRAY)
     print("point %2d: %d writes in flight, %s, %d EIO (unsafe reads %d), "
           "%d wrong" % (k, n_inflight, note, len(eio), unsafe, len(wrong)))
