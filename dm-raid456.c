@@ -1032,6 +1032,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 	struct raid45 *rs = ti->private;
 	struct r45_array *a = rs->array;
 	unsigned int sz = 0, i;
+	const char *action;
+	u64 done, total;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -1065,13 +1067,26 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		 * not protected (md's dirty-degraded array), and reads refused
 		 * rather than computed from parity a crash may have torn
 		 */
-		DMEMIT(" %s %lld %s %lld %llu %lld %s", r45_sync_action_name(a),
+		action = r45_sync_status(a, &done, &total);
+		DMEMIT(" %s %lld %s %lld %llu %lld %s", action,
 		       atomic64_read(&a->mismatches),
 		       held_word(rs),
 		       atomic64_read(&a->read_errors_fixed),
 		       (unsigned long long)r45_trust_unprotected(a),
 		       atomic64_read(&a->unsafe_reads),
 		       a->ppl ? "ppl" : "-");
+		/*
+		 * Then the action's progress, <done>/<total> sectors or "-"
+		 * (issue 35).  New words go here, after the last word that is
+		 * always there: every reader finds them at a fixed place,
+		 * whether the stats block (optional, found by its word "stats")
+		 * follows or not, and that block stays last.
+		 */
+		if (total)
+			DMEMIT(" %llu/%llu", (unsigned long long)done,
+			       (unsigned long long)total);
+		else
+			DMEMIT(" -");
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),

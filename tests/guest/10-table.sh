@@ -69,13 +69,20 @@ dmsetup remove r45t
 rm -f /tmp/r4.dat /tmp/r4.back /tmp/r4.chunk /tmp/r4.want
 echo "raid4 without parity index: loads, prints the index, data and parity in md's layout"
 
-# status layout: #devs, devs, 1, health, sync/regions, log words
+# status layout: #devs, devs, 1, health, sync/regions, log words, then
+# action, mismatches, held|writable, repaired, unprotected, unsafe reads,
+# ppl|-, progress (- when idle), and the stats block last when on
 dmsetup create r45t --table "0 98304 raid45 core 2 1024 nosync raid4 1 1 64 4 -1 $D"
 st=$(dmsetup status r45t)
 echo "status: $st"
 set -- $st
 [ "$4" = 4 ] && [ "$9" = 1 ] && [ "${10}" = "AApAA" ] || die "bad status words: $st"
 [ "${11}" = "96/96" ] || die "bad sync count: ${11}"
+[ "${*:12}" = "1 core idle 0 writable 0 0 0 - -" ] || die "bad words after the sync count: $st"
+dmsetup message r45t 0 statistics on
+set -- $(dmsetup status r45t)
+[ "${*:12:10}" = "1 core idle 0 writable 0 0 0 - -" ] && [ "${22}" = stats ] && [ $# = 33 ] ||
+	die "statistics on: $*"
 dmsetup remove r45t
 # a rebuild is shown while it runs: member 0 behind dm-delay keeps it
 # running long enough to be seen
@@ -108,7 +115,6 @@ invalid=(
 	"0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/ram0 0 /dev/ram1 0 /dev/ram2 0 /dev/ram1 0|Duplicate raid device"
 	"0 98305 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 $D|not divisible by number of data devices|target length 98305 not divisible by 3 data members (4 members): valid <len> nearest below: 98304, above: 98496 (multiples of 3 data members x 64-sector chunk = 192)"
 	"0 98310 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 $D|Per-member length (<len> / data members) not divisible by chunk size|per-member length 32770 (<len> 98310 / 3 data members) not a multiple of the 64-sector chunk: valid <len> nearest below: 98304, above: 98496"
-	"0 196608 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 $D|Device too small|member 0 of 4 (/dev/ram0 = 1:0) too small: 65536 sectors needed (offset 0 + per-member length 65536), it has 32768"
 	"0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/ram0 0 /dev/ram1 0 /dev/ram2 0 /dev/ram3 1024|Device too small|member 3 of 4 (/dev/ram3 = 1:3) too small: 33792 sectors needed (offset 1024 + per-member length 32768), it has 32768"
 	"0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/ram0 0 /dev/ram1 0 /dev/ram2 0 /dev/r45-none 0|Device lookup failure|member 3 of 4 (/dev/r45-none): -ENOENT: no such file"
 	"0 98304 raid45 core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/ram0 0 /dev/ram4 0 /dev/ram2 0 /dev/ram3 0|Device lookup failure|member 1 of 4 (/dev/ram4 = 1:4): -EBUSY: in use"
