@@ -263,13 +263,12 @@ static int check_ppl_area(struct raid45 *rs, unsigned int i, unsigned int lbs,
 	return 0;
 }
 
-/* Open the members; the same device twice is refused. */
 /*
  * Refusals with numbers.  dm prints ti->error once the constructor has
  * returned ("<maj:min>: raid45: <ti->error> (<errno>)" from
- * dm_table_add_target in 6.1 to 7.x), when everything the constructor
- * allocated is freed again, and it does not own or free what ti->error
- * points to.  A message formatted for one refusal would need memory that
+ * dm_table_add_target, in 6.1 and 6.12), when everything the
+ * constructor allocated is freed again, and it does not own or free
+ * what ti->error points to.  A message formatted for one refusal would need memory that
  * lives past the constructor and that nobody frees (a leak per refusal),
  * or a buffer shared by every raid45 constructor: table loads of
  * different devices run concurrently, so one refusal could print, or
@@ -349,6 +348,7 @@ static void lookup_why(struct raid45 *rs, unsigned int i, int r)
 			rs->t.nr_devs, path, num, ERR_PTR(r), what);
 }
 
+/* Open the members; the same device twice is refused. */
 static int get_devices(struct raid45 *rs, char **error)
 {
 	struct r45_table *t = &rs->t;
@@ -465,7 +465,6 @@ static int rebuild_going_on(struct raid45 *rs, struct raid45 *old)
  * and resync parity from them.  It must stay in its place (to go on),
  * be the new <dev_to_init> (rebuilt whole), or be named missing.
  */
-
 static int check_rebuild_kept(struct raid45 *rs, char **error)
 {
 	struct raid45 *old;
@@ -504,7 +503,6 @@ static int check_rebuild_kept(struct raid45 *rs, char **error)
  * caller's word.  The count goes to the log (ctr_why), ti->error is a
  * constant.
  */
-
 static int check_dirty_degraded(struct raid45 *rs, char **error)
 {
 	struct r45_table *t = &rs->t;
