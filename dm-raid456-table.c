@@ -363,7 +363,7 @@ static int set_geometry(struct r45_table *t, int type, int parity,
 			char *why)
 {
 	unsigned int data = t->nr_devs - r45_type_parity_disks(type);
-	char what[112];
+	char what[160];	/* the longest below, with 20-digit numbers */
 	sector_t per_dev;
 	u32 rem;
 

@@ -1031,7 +1031,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 	struct r45_array *a = rs->array;
 	unsigned int sz = 0, i;
 	const char *action;
-	u64 done, total;
+	u64 in_sync, done, total;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -1048,8 +1048,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			if (init)
 				DMEMIT("i");
 		}
-		DMEMIT(" %llu/%llu ",
-		       (unsigned long long)rs->log->type->get_sync_count(rs->log),
+		in_sync = rs->log->type->get_sync_count(rs->log);
+		DMEMIT(" %llu/%llu ", (unsigned long long)in_sync,
 		       (unsigned long long)dm_sector_div_up(ti->len,
 							    rs->t.region_size));
 		if (rs->read_only && rs->log_dev)	/* dm-log's words */
@@ -1065,7 +1065,7 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		 * not protected (md's dirty-degraded array), and reads refused
 		 * rather than computed from parity a crash may have torn
 		 */
-		action = r45_sync_status(a, &done, &total);
+		action = r45_sync_status(a, in_sync, &done, &total);
 		DMEMIT(" %s %lld %s %lld %llu %lld %s", action,
 		       atomic64_read(&a->mismatches),
 		       held_word(rs),
@@ -1073,18 +1073,6 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       (unsigned long long)r45_trust_unprotected(a),
 		       atomic64_read(&a->unsafe_reads),
 		       a->ppl ? "ppl" : "-");
-		/*
-		 * Then the action's progress, <done>/<total> sectors or "-"
-		 * (issue 35).  New words go here, after the last word that is
-		 * always there: every reader finds them at a fixed place,
-		 * whether the stats block (optional, found by its word "stats")
-		 * follows or not, and that block stays last.
-		 */
-		if (total)
-			DMEMIT(" %llu/%llu", (unsigned long long)done,
-			       (unsigned long long)total);
-		else
-			DMEMIT(" -");
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
@@ -1098,6 +1086,19 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			       atomic64_read(&a->stats.zeroed),
 			       atomic64_read(&a->stats.in_place),
 			       atomic64_read(&a->stats.moved));
+		/*
+		 * Then the action's progress, <done>/<total> sectors or "-"
+		 * (issue 35), appended after every word the line had, the
+		 * optional stats block included (the interface's rule: words
+		 * are only ever appended, so a parser that counts its way to
+		 * the stats block keeps working).  A reader finds it after
+		 * <ppl|->, past "stats" and its 11 counters when they are there.
+		 */
+		if (total)
+			DMEMIT(" %llu/%llu", (unsigned long long)done,
+			       (unsigned long long)total);
+		else
+			DMEMIT(" -");
 		break;
 	case STATUSTYPE_TABLE:
 		/* the log prints its own table words: "core 2 <rs> nosync " */

@@ -1111,13 +1111,15 @@ int r45_sync_request(struct r45_array *a, const char *word)
  * none kept).  Check and repair: the rows scanned (a->check_row).
  * Resync and recover: the regions the log calls in sync, so the count
  * starts where the log stands (a resync of a few dirty regions starts
- * near the end), as <in_sync>/<regions> does.  A frozen or suspended
- * action shows where it stands and goes on from there.
+ * near the end): @in_sync is the count the caller printed as
+ * <in_sync>/<regions>, read once, so that one status line agrees with
+ * itself.  A frozen or suspended action shows where it stands and goes
+ * on from there.
  */
-const char *r45_sync_status(struct r45_array *a, u64 *done, u64 *total)
+const char *r45_sync_status(struct r45_array *a, u64 in_sync, u64 *done,
+			    u64 *total)
 {
 	u64 row_sectors = (u64)a->geom.chunk_sectors * a->geom.data_disks;
-	u64 in_sync = a->log->type->get_sync_count(a->log);
 	u64 all = nr_rows(a) * row_sectors;
 	const char *name;
 	int action;

@@ -71,7 +71,8 @@ echo "raid4 without parity index: loads, prints the index, data and parity in md
 
 # status layout: #devs, devs, 1, health, sync/regions, log words, then
 # action, mismatches, held|writable, repaired, unprotected, unsafe reads,
-# ppl|-, progress (- when idle), and the stats block last when on
+# ppl|-, then the stats block when on, then progress (- when idle): words
+# are only appended
 dmsetup create r45t --table "0 98304 raid45 core 2 1024 nosync raid4 1 1 64 4 -1 $D"
 st=$(dmsetup status r45t)
 echo "status: $st"
@@ -81,7 +82,8 @@ set -- $st
 [ "${*:12}" = "1 core idle 0 writable 0 0 0 - -" ] || die "bad words after the sync count: $st"
 dmsetup message r45t 0 statistics on
 set -- $(dmsetup status r45t)
-[ "${*:12:10}" = "1 core idle 0 writable 0 0 0 - -" ] && [ "${22}" = stats ] && [ $# = 33 ] ||
+[ "${*:12:9}" = "1 core idle 0 writable 0 0 0 -" ] && [ "${21}" = stats ] &&
+	[ "${33}" = - ] && [ $# = 33 ] ||
 	die "statistics on: $*"
 dmsetup remove r45t
 # a rebuild is shown while it runs: member 0 behind dm-delay keeps it
@@ -128,6 +130,7 @@ fd = os.open("/dev/ram4", os.O_RDONLY | os.O_EXCL)
 print("held", flush=True)
 time.sleep(600)' >/tmp/r45hold &
 holder=$!
+trap 'kill $holder 2>/dev/null' EXIT     # a die in the loop must not leave it
 for _ in $(seq 50); do grep -q held /tmp/r45hold && break; sleep 0.1; done
 grep -q held /tmp/r45hold || die "cannot hold /dev/ram4"
 # an entry: <table>|<message>[|<numbers>]: dm's line has the message; a
@@ -151,6 +154,7 @@ for e in "${invalid[@]}"; do
 done
 kill $holder
 wait $holder 2>/dev/null
+trap - EXIT
 [ -z "$(dmsetup ls 2>/dev/null | grep -v 'No devices')" ] || die "devices left: $(dmsetup ls)"
 for d in ram0 ram1 ram2 ram3 ram4; do
 	[ -z "$(ls /sys/block/$d/holders)" ] || die "$d still held: $(ls /sys/block/$d/holders)"

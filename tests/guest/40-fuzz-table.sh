@@ -8,9 +8,9 @@
 # through the device-mapper ioctls by one process (dmctl.py does what
 # "dmsetup create" does: create, load, resume, remove on failure), as a
 # dmsetup exec per line costs a fifth of a second in the TCG guest; the
-# refusals through dmsetup itself are in 10-table.  The seed turns with
-# the day (printed; R45_FUZZ_SEED replays a run), so that runs on
-# different days try different lines: 500 a run, 1,000 before.
+# refusals through dmsetup itself are in 10-table.  A fixed seed, so that
+# every run tries the same lines (R45_FUZZ_SEED and R45_FUZZ_LINES try
+# others, or more: 1,000 before).
 . "$(dirname "$0")/lib.sh"
 load_module
 make_ramdisks 5 8
@@ -23,9 +23,7 @@ bases=(
 )
 junk=(-1 -2 0 1 3 4294967296 18446744073709551616 99999999999999999999 abc
 	"" sync nosync none cluster raid4 core disk 7 65536 16384 0x10 1e3 -)
-seed=${R45_FUZZ_SEED:-$(date +%Y%j)}
-echo "seed $seed (R45_FUZZ_SEED=$seed replays it)"
-RANDOM=$seed
+RANDOM=${R45_FUZZ_SEED:-4545}
 for i in $(seq "${R45_FUZZ_LINES:-500}"); do
 	read -r -a w <<< "${bases[RANDOM % ${#bases[@]}]}"
 	nmut=$((1 + RANDOM % 3))

@@ -649,8 +649,9 @@ def join_writers(threads):
     suspend returned, so the target holds no bio: a writer still there is
     one of those.  Resumed, the array takes its write and fails it (every
     disk is dm-error) or holds it, and the next suspend lets it go."""
+    end = time.time() + 30      # one bound for all: under the watchdog's
     for t in threads:
-        t.join(30)
+        t.join(max(0, end - time.time()))
     late = sum(t.is_alive() for t in threads)
     if late:
         print("   %d writes issued after the suspend began: resumed to "

@@ -263,6 +263,7 @@ static int parse_progress(const struct word *w, struct r45_status *st)
 int r45_status_parse(const char *line, struct r45_status *st)
 {
 	struct cursor c = { line };
+	bool after_ppl = false;
 	unsigned int i, n;
 	struct word w;
 
@@ -325,11 +326,7 @@ int r45_status_parse(const char *line, struct r45_status *st)
 			if (next_word(&c, &w) &&
 			    (word_is(&w, "ppl") || word_is(&w, "-"))) {
 				st->ppl = word_is(&w, "ppl");
-				/* and since issue 35, <done>/<total> or - */
-				save = c;
-				if (!next_word(&c, &w) ||
-				    parse_progress(&w, st))
-					c = save;
+				after_ppl = true;
 			} else {
 				c = save;
 			}
@@ -339,17 +336,22 @@ int r45_status_parse(const char *line, struct r45_status *st)
 	}
 
 	/*
-	 * Later versions may append words; "stats" and its counters come
-	 * last of what this parser knows, and may be followed by more.
+	 * Then "stats" and its counters (statistics on), then, since issue
+	 * 35, the action's progress (<done>/<total> or -), appended after
+	 * them; later versions may append more.
 	 */
 	while (next_word(&c, &w)) {
-		if (!st->has_stats && word_is(&w, "stats")) {
+		if (!st->has_stats && !st->has_progress &&
+		    word_is(&w, "stats")) {
 			for (i = 0; i < R45_NR_STATS; i++)
 				if (next_u64(&c, &st->stats[i]))
 					return -EINVAL;
 			st->has_stats = true;
 			continue;
 		}
+		if (after_ppl && !st->has_progress && !st->nr_unknown_words &&
+		    !parse_progress(&w, st))
+			continue;
 		st->nr_unknown_words++;
 	}
 	return 0;
