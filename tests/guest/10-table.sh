@@ -1,5 +1,5 @@
 #!/bin/bash
-# cost: 60
+# cost: 85
 # Table parsing: valid lines load and round-trip through "dmsetup table";
 # every invalid form is refused with its own message and leaves nothing.
 . "$(dirname "$0")/lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 90
+# cost: 110
 # 500 randomly mutated valid table lines (words dropped, duplicated,
 # swapped, numbers replaced by huge, negative or non-numeric values):
 # no crash or warning (the harness checks the kernel log), no refused line

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 173
+# cost: 150
 # Initial resync and the md-style sync actions: members full of garbage
 # created with "sync" end with zero bad stripes; "nosync" is in sync at
 # once; a data block corrupted behind the array's back is found by
