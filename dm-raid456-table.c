@@ -336,10 +336,34 @@ static int parse_devices(struct r45_table *t, struct dm_arg_set *as,
 	return 0;
 }
 
+/*
+ * A length the rules refuse: its numbers in why (for the kernel log, see
+ * raid45_ctr), with the valid lengths either side of it, the multiples
+ * of a row (every data member's chunk) other than 0.
+ */
+static void length_why(char *why, const char *what, sector_t len,
+		       unsigned int data, unsigned int chunk)
+{
+	u32 row = data * chunk, rem;
+	u64 below = div_u64_rem(len, row, &rem) * row;
+	char lower[24] = "none";
+
+	if (below)
+		snprintf(lower, sizeof(lower), "%llu",
+			 (unsigned long long)below);
+	snprintf(why, R45_WHY_SIZE,
+		 "%s: valid <len> nearest below: %s, above: %llu (multiples of %u data members x %u-sector chunk = %u)",
+		 what, lower, (unsigned long long)below + row, data, chunk,
+		 row);
+}
+
 /* The length splits evenly over the data members, in whole chunks. */
 static int set_geometry(struct r45_table *t, int type, int parity,
-			unsigned int chunk, sector_t len, char **error)
+			unsigned int chunk, sector_t len, char **error,
+			char *why)
 {
+	unsigned int data = t->nr_devs - r45_type_parity_disks(type);
+	char what[160];	/* the longest below, with 20-digit numbers */
 	sector_t per_dev;
 	u32 rem;
 
@@ -351,14 +375,22 @@ static int set_geometry(struct r45_table *t, int type, int parity,
 			return -EINVAL;
 		}
 	}
-	per_dev = div_u64_rem(len, t->nr_devs - r45_type_parity_disks(type),
-			      &rem);
+	per_dev = div_u64_rem(len, data, &rem);
 	if (rem) {
 		*error = "Target length not divisible by number of data devices";
+		snprintf(what, sizeof(what),
+			 "target length %llu not divisible by %u data members (%u members)",
+			 (unsigned long long)len, data, t->nr_devs);
+		length_why(why, what, len, data, chunk);
 		return -EINVAL;
 	}
 	if (!per_dev || per_dev & (chunk - 1)) {
-		*error = "Device length not divisible by chunk size";
+		*error = "Per-member length (<len> / data members) not divisible by chunk size";
+		snprintf(what, sizeof(what),
+			 "per-member length %llu (<len> %llu / %u data members) not a multiple of the %u-sector chunk",
+			 (unsigned long long)per_dev, (unsigned long long)len,
+			 data, chunk);
+		length_why(why, what, len, data, chunk);
 		return -EINVAL;
 	}
 	if (r45_geom_init(&t->geom, type, t->nr_devs, chunk, parity,
@@ -375,7 +407,7 @@ static int set_geometry(struct r45_table *t, int type, int parity,
  * Leaves the log's fields alone; sets all others.
  */
 static int parse_rest(struct r45_table *t, struct dm_arg_set as, int type,
-		      int parity, sector_t len, char **error)
+		      int parity, sector_t len, char **error, char *why)
 {
 	unsigned int chunk;
 
@@ -387,7 +419,7 @@ static int parse_rest(struct r45_table *t, struct dm_arg_set as, int type,
 	if (parse_raid_params(t, &as, &chunk, error) ||
 	    parse_options(t, &as, error) ||
 	    parse_devices(t, &as, type, error) ||
-	    set_geometry(t, type, parity, chunk, len, error))
+	    set_geometry(t, type, parity, chunk, len, error, why))
 		return -EINVAL;
 	if (t->ppl && r45_type_parity_disks(type) != 1) {
 		*error = "A partial parity log needs RAID4 or RAID5";
@@ -458,35 +490,40 @@ static bool raid4_shape_fits(struct dm_arg_set as, bool with_index)
  * with it.  Rule 1 takes the indexed reading.
  */
 static int parse_raid4(struct r45_table *t, struct dm_arg_set *as,
-		       sector_t len, char **error)
+		       sector_t len, char **error, char *why)
 {
 	struct dm_arg_set rest = *as;
 	char *err_index = NULL, *err_plain = NULL;
+	char why_plain[R45_WHY_SIZE] = "";
 	const char *word = dm_shift_arg(&rest);
 	unsigned int n;
+	bool plain;
 	int parity;
 
 	/* 1. with the parity index */
 	if (!word || kstrtoint(word, 10, &parity) || parity < -1 ||
 	    parity >= R45_MAX_DISKS)
 		err_index = "Invalid RAID4 parity device";
-	else if (!parse_rest(t, rest, R45_RAID4, parity, len, &err_index))
+	else if (!parse_rest(t, rest, R45_RAID4, parity, len, &err_index,
+			     why))
 		return 0;
 
 	/* 2. without it: parity on the last member */
-	if (!parse_rest(t, *as, R45_RAID4, -1, len, &err_plain))
+	if (!parse_rest(t, *as, R45_RAID4, -1, len, &err_plain, why_plain))
 		return 0;
 
 	/* 3. refused: say what is wrong in the spelling the line resembles */
 	if (raid4_shape_fits(*as, true))
-		*error = err_index;
+		plain = false;
 	else if (raid4_shape_fits(*as, false))
-		*error = err_plain;
-	else if (!is_param_count(as->argc > 1 ? as->argv[1] : NULL, &n) &&
-		 is_param_count(as->argc ? as->argv[0] : NULL, &n))
-		*error = err_plain;
+		plain = true;
 	else
-		*error = err_index;
+		plain = !is_param_count(as->argc > 1 ? as->argv[1] : NULL, &n) &&
+			is_param_count(as->argc ? as->argv[0] : NULL, &n);
+	*error = plain ? err_plain : err_index;
+	/* and the numbers of that reading */
+	if (plain)
+		memcpy(why, why_plain, R45_WHY_SIZE);
 	return -EINVAL;
 }
 
@@ -523,13 +560,14 @@ static int own_strings(struct r45_table *t, char **error)
 }
 
 int r45_table_parse(struct r45_table *t, unsigned int argc, char **argv,
-		    sector_t len, char **error)
+		    sector_t len, char **error, char *why)
 {
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	const char *word;
 	int type, r;
 
 	memset(t, 0, sizeof(*t));
+	why[0] = '\0';
 	if (parse_log(t, &as, error))
 		return -EINVAL;
 	word = dm_shift_arg(&as);
@@ -539,11 +577,13 @@ int r45_table_parse(struct r45_table *t, unsigned int argc, char **argv,
 		return -EINVAL;
 	}
 	if (type == R45_RAID4)
-		r = parse_raid4(t, &as, len, error);
+		r = parse_raid4(t, &as, len, error, why);
 	else
-		r = parse_rest(t, as, type, -1, len, error);
-	if (!r)
+		r = parse_rest(t, as, type, -1, len, error, why);
+	if (!r) {
+		why[0] = '\0';	/* a reading refused before the one taken */
 		r = own_strings(t, error);
+	}
 	if (r) {
 		/* nothing of dm's argv stays behind in a refused table */
 		memset(t, 0, sizeof(*t));

@@ -263,6 +263,91 @@ static int check_ppl_area(struct raid45 *rs, unsigned int i, unsigned int lbs,
 	return 0;
 }
 
+/*
+ * Refusals with numbers.  dm prints ti->error once the constructor has
+ * returned ("<maj:min>: raid45: <ti->error> (<errno>)" from
+ * dm_table_add_target, in 6.1 and 6.12), when everything the
+ * constructor allocated is freed again, and it does not own or free
+ * what ti->error points to.  A message formatted for one refusal would need memory that
+ * lives past the constructor and that nobody frees (a leak per refusal),
+ * or a buffer shared by every raid45 constructor: table loads of
+ * different devices run concurrently, so one refusal could print, or
+ * tear, another's text.  So ti->error is always a constant string, and
+ * the numbers (which member, which sizes, what would be valid, the error
+ * of an open) are logged by the constructor itself, on the line before
+ * dm's, with the same device name dm uses.
+ */
+static __printf(2, 3) void ctr_why(struct dm_target *ti, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	DMERR("%s: %pV", dm_device_name(dm_table_get_md(ti->table)), &vaf);
+	va_end(args);
+}
+
+/*
+ * Why member i could not be opened: its index, path (and number), the
+ * error and what it means.  The holder of a device in use is not the
+ * kernel's to name here (the open failed: we never see the device): the
+ * message says where it shows.
+ */
+static void lookup_why(struct raid45 *rs, unsigned int i, int r)
+{
+	const char *path = rs->t.paths[i], *what;
+	char devno[24] = "", num[32] = "";
+	unsigned int major, minor;
+	dev_t dev;
+	int e;
+
+	if (sscanf(path, "%u:%u", &major, &minor) == 2) {
+		snprintf(devno, sizeof(devno), "%u:%u", major, minor);
+	} else {
+		e = lookup_bdev(path, &dev);
+		if (!e) {
+			snprintf(devno, sizeof(devno), "%u:%u", MAJOR(dev),
+				 MINOR(dev));
+			snprintf(num, sizeof(num), " = %s", devno);
+		} else if (r == -ENODEV) {
+			r = e;	/* 6.1 says -ENODEV for any path not found */
+		}
+	}
+	switch (r) {
+	case -EBUSY:
+		what = "in use: another holder has it open exclusively (a mounted filesystem, swap, md, a program): see";
+		break;
+	case -ENOENT:
+		what = "no such file";
+		break;
+	case -ENOTBLK:
+		what = "not a block device";
+		break;
+	case -ENXIO:
+	case -ENODEV:
+		what = "no such device (its driver is not loaded, or it is gone)";
+		break;
+	case -EACCES:
+	case -EROFS:
+		what = "no access in this table's mode (a read-only device in a writable table?)";
+		break;
+	case -EINVAL:
+		what = "invalid (the array's own device?)";
+		break;
+	default:
+		what = "cannot be opened";
+	}
+	if (r == -EBUSY)
+		ctr_why(rs->ti, "member %u of %u (%s%s): %pe: %s /sys/dev/block/%s/holders, /proc/mounts, /proc/swaps",
+			i, rs->t.nr_devs, path, num, ERR_PTR(r), what,
+			devno[0] ? devno : "<maj:min>");
+	else
+		ctr_why(rs->ti, "member %u of %u (%s%s): %pe: %s", i,
+			rs->t.nr_devs, path, num, ERR_PTR(r), what);
+}
+
 /* Open the members; the same device twice is refused. */
 static int get_devices(struct raid45 *rs, char **error)
 {
@@ -277,6 +362,7 @@ static int get_devices(struct raid45 *rs, char **error)
 				  dm_table_get_mode(rs->ti->table), &rs->devs[i]);
 		if (r) {
 			*error = "Device lookup failure";
+			lookup_why(rs, i, r);
 			return r;
 		}
 		for (j = 0; j < i; j++)
@@ -297,6 +383,14 @@ static int get_devices(struct raid45 *rs, char **error)
 		if (t->offsets[i] + t->geom.dev_sectors >
 		    bdev_nr_sectors(rs->devs[i]->bdev)) {
 			*error = "Device too small for target length and offset";
+			ctr_why(rs->ti, "member %u of %u (%s = %s) too small: %llu sectors needed (offset %llu + per-member length %llu), it has %llu",
+				i, t->nr_devs, t->paths[i], rs->devs[i]->name,
+				(unsigned long long)(t->offsets[i] +
+						     t->geom.dev_sectors),
+				(unsigned long long)t->offsets[i],
+				(unsigned long long)t->geom.dev_sectors,
+				(unsigned long long)
+				bdev_nr_sectors(rs->devs[i]->bdev));
 			return -EINVAL;
 		}
 		if (t->ppl) {
@@ -371,8 +465,6 @@ static int rebuild_going_on(struct raid45 *rs, struct raid45 *old)
  * and resync parity from them.  It must stay in its place (to go on),
  * be the new <dev_to_init> (rebuilt whole), or be named missing.
  */
-static char rebuild_kept_error[128];
-
 static int check_rebuild_kept(struct raid45 *rs, char **error)
 {
 	struct raid45 *old;
@@ -389,10 +481,9 @@ static int check_rebuild_kept(struct raid45 *rs, char **error)
 	mutex_unlock(&raid45_list_lock);
 	if (rm > -2)
 		return 0;
-	snprintf(rebuild_kept_error, sizeof(rebuild_kept_error),
-		 "Member %d is being rebuilt: keep it in its place, make it <dev_to_init>, or name it missing",
-		 -2 - rm);
-	*error = rebuild_kept_error;
+	ctr_why(rs->ti, "Member %d is being rebuilt: keep it in its place, make it <dev_to_init>, or name it missing",
+		-2 - rm);
+	*error = "A member being rebuilt is not kept in its place";
 	return -EINVAL;
 }
 
@@ -409,12 +500,9 @@ static int check_rebuild_kept(struct raid45 *rs, char **error)
  * computed from their parity until a resync made them consistent, so a
  * member that fails later, during the resync, loses nothing silently
  * either.  A core log has no record of a crash: its sync word is the
- * caller's word.  ti->error is printed by dm after the constructor
- * returns, when nothing of ours is left: the message with its count is
- * kept here (a concurrent refusal may overwrite it; it stays a string).
+ * caller's word.  The count goes to the log (ctr_why), ti->error is a
+ * constant.
  */
-static char dirty_degraded_error[224];
-
 static int check_dirty_degraded(struct raid45 *rs, char **error)
 {
 	struct r45_table *t = &rs->t;
@@ -449,10 +537,9 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 	if (!n || (!t->missing && t->dev_to_init < 0))
 		return 0;
 	if (!t->start_dirty_degraded) {
-		snprintf(dirty_degraded_error, sizeof(dirty_degraded_error),
-			 "%llu regions unsafe: out of sync after a crash with a member missing or to rebuild; add start_dirty_degraded before <#raid_devs> to activate anyway",
-			 n);
-		*error = dirty_degraded_error;
+		ctr_why(rs->ti, "%llu regions unsafe: out of sync after a crash with a member missing or to rebuild; add start_dirty_degraded before <#raid_devs> to activate anyway",
+			n);
+		*error = "Dirty degraded activation (regions unsafe after a crash)";
 		return -EINVAL;
 	}
 	if (t->dev_to_init >= 0) {
@@ -469,6 +556,7 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 /* The table line: see dm-raid456-table.c. */
 static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
+	char why[R45_WHY_SIZE];
 	struct raid45 *rs;
 	struct r45_table *t;
 	unsigned int i;
@@ -487,9 +575,12 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	t = &rs->t;
 	rs->read_only = !r45_table_writable(ti->table);
 
-	r = r45_table_parse(t, argc, argv, ti->len, &ti->error);
-	if (r)
+	r = r45_table_parse(t, argc, argv, ti->len, &ti->error, why);
+	if (r) {
+		if (why[0])
+			ctr_why(ti, "%s", why);
 		goto bad;
+	}
 	r = get_devices(rs, &ti->error);
 	if (r)
 		goto bad;
@@ -939,6 +1030,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 	struct raid45 *rs = ti->private;
 	struct r45_array *a = rs->array;
 	unsigned int sz = 0, i;
+	const char *action;
+	u64 in_sync, done, total;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -955,8 +1048,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			if (init)
 				DMEMIT("i");
 		}
-		DMEMIT(" %llu/%llu ",
-		       (unsigned long long)rs->log->type->get_sync_count(rs->log),
+		in_sync = rs->log->type->get_sync_count(rs->log);
+		DMEMIT(" %llu/%llu ", (unsigned long long)in_sync,
 		       (unsigned long long)dm_sector_div_up(ti->len,
 							    rs->t.region_size));
 		if (rs->read_only && rs->log_dev)	/* dm-log's words */
@@ -972,7 +1065,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		 * not protected (md's dirty-degraded array), and reads refused
 		 * rather than computed from parity a crash may have torn
 		 */
-		DMEMIT(" %s %lld %s %lld %llu %lld %s", r45_sync_action_name(a),
+		action = r45_sync_status(a, in_sync, &done, &total);
+		DMEMIT(" %s %lld %s %lld %llu %lld %s", action,
 		       atomic64_read(&a->mismatches),
 		       held_word(rs),
 		       atomic64_read(&a->read_errors_fixed),
@@ -992,6 +1086,19 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			       atomic64_read(&a->stats.zeroed),
 			       atomic64_read(&a->stats.in_place),
 			       atomic64_read(&a->stats.moved));
+		/*
+		 * Then the action's progress, <done>/<total> sectors or "-"
+		 * (issue 35), appended after every word the line had, the
+		 * optional stats block included (the interface's rule: words
+		 * are only ever appended, so a parser that counts its way to
+		 * the stats block keeps working).  A reader finds it after
+		 * <ppl|->, past "stats" and its 11 counters when they are there.
+		 */
+		if (total)
+			DMEMIT(" %llu/%llu", (unsigned long long)done,
+			       (unsigned long long)total);
+		else
+			DMEMIT(" -");
 		break;
 	case STATUSTYPE_TABLE:
 		/* the log prints its own table words: "core 2 <rs> nosync " */
@@ -1239,7 +1346,8 @@ static int raid45_message(struct dm_target *ti, unsigned int argc,
 			rs->overwrite = false;
 		return r;
 	}
-	DMERR("message: unknown or unsupported message \"%s\"", argv[0]);
+	DMERR("message: unknown or unsupported message \"%s\": valid are stripe_cache, bandwidth, statistics, overwrite, allow_writes, readd, check, repair, idle, frozen, resync and recover (or a unique prefix of 3 letters or more)",
+	      argv[0]);
 	return -EINVAL;
 }
 

@@ -295,6 +295,8 @@ int r45_sync_pause(struct r45_array *a);
 void r45_sync_unpause(struct r45_array *a);
 int r45_sync_request(struct r45_array *a, const char *action);
 const char *r45_sync_action_name(struct r45_array *a);
+const char *r45_sync_status(struct r45_array *a, u64 in_sync, u64 *done,
+			    u64 *total);
 bool r45_sync_write_begin(struct r45_array *a, struct bio *bio);
 void r45_sync_done(struct r45_array *a, bool ok);
 void r45_sync_flush_log(struct r45_array *a);

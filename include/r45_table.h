@@ -55,15 +55,20 @@ struct r45_table {
 	struct r45_geom geom;
 };
 
+/* the numbers of a refusal, a line for the kernel log */
+#define R45_WHY_SIZE	256
+
 /*
  * Parse the words after "raid45" for a target of len sectors.  Returns 0,
- * or -EINVAL (-ENOMEM) with *error set to what is wrong and nothing
- * allocated.  Checks everything that does not need the devices
- * themselves (their sizes, duplicates).  A parsed table keeps nothing of
- * argv; release it with r45_table_free().
+ * or -EINVAL (-ENOMEM) with *error set to what is wrong (a constant) and
+ * nothing allocated; for a refusal with numbers (the length against the
+ * members and chunk), why (R45_WHY_SIZE bytes) says them, else it is "".
+ * Checks everything that does not need the devices themselves (their
+ * sizes, duplicates).  A parsed table keeps nothing of argv; release it
+ * with r45_table_free().
  */
 int r45_table_parse(struct r45_table *t, unsigned int argc, char **argv,
-		    sector_t len, char **error);
+		    sector_t len, char **error, char *why);
 
 /* Free the table's strings (a zeroed or refused table is fine too). */
 void r45_table_free(struct r45_table *t);

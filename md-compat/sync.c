@@ -1104,6 +1104,49 @@ int r45_sync_request(struct r45_array *a, const char *word)
 	return r;
 }
 
+/*
+ * The action word of the status and, with it (under the same lock, so
+ * the two agree), the action's progress in array sectors: *done of
+ * *total, *total 0 when no action runs or waits (idle, or frozen with
+ * none kept).  Check and repair: the rows scanned (a->check_row).
+ * Resync and recover: the regions the log calls in sync, so the count
+ * starts where the log stands (a resync of a few dirty regions starts
+ * near the end): @in_sync is the count the caller printed as
+ * <in_sync>/<regions>, read once, so that one status line agrees with
+ * itself.  A frozen or suspended action shows where it stands and goes
+ * on from there.
+ */
+const char *r45_sync_status(struct r45_array *a, u64 in_sync, u64 *done,
+			    u64 *total)
+{
+	u64 row_sectors = (u64)a->geom.chunk_sectors * a->geom.data_disks;
+	u64 all = nr_rows(a) * row_sectors;
+	const char *name;
+	int action;
+	u64 row;
+
+	spin_lock_irq(&a->sync_lock);
+	action = a->sync_action;
+	row = a->check_row;
+	if (a->sync_state == R45_SYNC_FROZEN ||
+	    a->sync_state == R45_SYNC_SUSPENDED_FROZEN)
+		name = "frozen";
+	else
+		name = action_names[action];
+	spin_unlock_irq(&a->sync_lock);
+
+	*done = 0;
+	*total = 0;
+	if (action == R45_ACT_IDLE)
+		return name;
+	*total = all;
+	if (is_scan(action))
+		*done = min(row * row_sectors, all);
+	else
+		*done = min_t(u64, in_sync * a->region_size, all);
+	return name;
+}
+
 const char *r45_sync_action_name(struct r45_array *a)
 {
 	const char *name;

@@ -104,6 +104,20 @@ struct r45_ppl {
 	struct r45_ppl_log logs[R45_MAX_DISKS];
 };
 
+/*
+ * The entry points below run with the device suspended (first resume,
+ * reload, readd, postsuspend, dtr): a file system or swap on the array
+ * may be in reclaim, waiting for writeback to it, so nothing they
+ * allocate may wait for I/O.  Their callers hold a memalloc_noio scope
+ * (issue 31, finding 8); this says so on every run of the suite (its
+ * guests panic on a warning), where an allocation would only deadlock
+ * under a memory pressure that no test can time.
+ */
+static void assert_noio(void)
+{
+	WARN_ON_ONCE(!(current->flags & PF_MEMALLOC_NOIO));
+}
+
 static void *io_alloc(gfp_t gfp, void *data)
 {
 	struct r45_ppl_io *io = kzalloc(sizeof(*io), gfp);
@@ -933,6 +947,7 @@ int r45_ppl_replay(struct r45_array *a)
 	unsigned int i, bad = 0, skipped = 0;
 	int n = 0, r;
 
+	assert_noio();
 	for (i = 0; i < a->geom.raid_disks; i++) {
 		struct r45_ppl_log *log = &ppl->logs[i];
 
@@ -970,6 +985,7 @@ void r45_ppl_takeover(struct r45_array *a, struct r45_array *old)
 	unsigned int i;
 	int r;
 
+	assert_noio();
 	if (o)
 		atomic64_set(&ppl->seq, atomic64_read(&o->seq));
 	for (i = 0; i < a->geom.raid_disks; i++) {
@@ -996,6 +1012,7 @@ void r45_ppl_suspend(struct r45_array *a)
 	unsigned int i;
 	int r;
 
+	assert_noio();
 	if (!a->ppl)
 		return;
 	for (i = 0; i < a->geom.raid_disks; i++) {
@@ -1050,6 +1067,7 @@ void r45_ppl_invalidate(struct r45_array *a)
 	struct page *page;
 	unsigned int i;
 
+	assert_noio();
 	if (!a->ppl)
 		return;
 	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -1077,6 +1095,7 @@ void r45_ppl_close(struct r45_array *a)
 {
 	unsigned int i;
 
+	assert_noio();
 	if (!a->ppl)
 		return;
 	for (i = 0; i < a->geom.raid_disks; i++) {
@@ -1095,5 +1114,6 @@ void r45_ppl_close(struct r45_array *a)
  */
 int r45_ppl_reset_member(struct r45_array *a, unsigned int i)
 {
+	assert_noio();
 	return a->ppl ? reset_log(&a->ppl->logs[i], true, false) : 0;
 }

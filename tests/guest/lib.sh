@@ -103,7 +103,10 @@ sync_count() { status_word "$1" $(($2 + 4)); }
 # Word K (1-based) of the words a raid45 status line appends after the
 # log's status ([ext]): 1 sync action, 2 mismatches, 3 held|writable
 # (writes held after a member failure until allow_writes), 4 member read
-# errors repaired, 5 regions out of sync with a member failed.
+# errors repaired, 5 regions out of sync with a member failed, 6 reads
+# refused (write hole), 7 ppl|-; then, with statistics on, "stats" and its
+# 11 counters (stat_word); then the action's progress (<done>/<total>
+# sectors, or - when idle: progress).
 # The log status is "<count> <count words>" right after <sync>/<regions>.
 ext_word() {
 	dmsetup status "$1" | awk -v k="$2" '{
@@ -112,6 +115,12 @@ ext_word() {
 }
 sync_action() { ext_word "$1" 1; }
 mismatches() { ext_word "$1" 2; }
+progress() {
+	local w
+	w=$(ext_word "$1" 8)
+	[ "$w" = stats ] && w=$(ext_word "$1" 20)
+	echo "$w"
+}
 
 # Writes are held after a member failure until "allow_writes": a stand-in
 # for the event daemon that records failures, it acknowledges every

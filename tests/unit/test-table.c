@@ -53,6 +53,8 @@ static void split(struct line *l, const char *args)
  * would show garbage.
  */
 static char *kept_strings;
+/* the numbers of the last refusal (r45_table_parse's why) */
+static char why[R45_WHY_SIZE];
 
 static int parse(const char *args, sector_t len, struct r45_table *t,
 		 char **error)
@@ -64,7 +66,7 @@ static int parse(const char *args, sector_t len, struct r45_table *t,
 	kept_strings = NULL;
 	*error = NULL;
 	split(&l, args);
-	r = r45_table_parse(t, l.argc, l.argv, len, error);
+	r = r45_table_parse(t, l.argc, l.argv, len, error, why);
 	memset(l.buf, '#', sizeof(l.buf) - 1);
 	l.buf[sizeof(l.buf) - 1] = '\0';
 	if (!r)
@@ -353,6 +355,56 @@ static void test_raid4(void)
 }
 
 /*
+ * Refusals of the length say its numbers (the kernel logs them): the
+ * length, the members, the per-member length and chunk, and the nearest
+ * valid lengths; a refusal without numbers leaves why empty, and so does
+ * an accepted line.
+ */
+static void test_why(void)
+{
+	static const struct {
+		const char *args;
+		sector_t len;
+		const char *why;
+	} cases[] = {
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 " D4, 98305,
+		  "target length 98305 not divisible by 3 data members (4 members): valid <len> nearest below: 98304, above: 98496 (multiples of 3 data members x 64-sector chunk = 192)" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 " D4, 98310,
+		  "per-member length 32770 (<len> 98310 / 3 data members) not a multiple of the 64-sector chunk: valid <len> nearest below: 98304, above: 98496 (multiples of 3 data members x 64-sector chunk = 192)" },
+		{ "core 2 1024 nosync raid6_nr 1 128 4 -1 " D4, 100,
+		  "per-member length 50 (<len> 100 / 2 data members) not a multiple of the 128-sector chunk: valid <len> nearest below: none, above: 256 (multiples of 2 data members x 128-sector chunk = 256)" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 " D4, 0,
+		  "per-member length 0 (<len> 0 / 3 data members) not a multiple of the 64-sector chunk: valid <len> nearest below: none, above: 192" },
+		/* raid4 with its index, parity member 1 */
+		{ "core 2 1024 nosync raid4 1 1 64 4 -1 " D4, 194,
+		  "target length 194 not divisible by 3 data members (4 members): valid <len> nearest below: 192, above: 384" },
+		/* dmraid's raid4 spelling: the numbers of that reading */
+		{ "core 2 1024 nosync raid4 1 32 4 -1 " D4, 96 + 3,
+		  "per-member length 33 (<len> 99 / 3 data members) not a multiple of the 32-sector chunk: valid <len> nearest below: 96, above: 192" },
+		{ "core 2 1000 nosync raid5_ls 1 64 4 -1 " D4, 98305, "" },
+		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 /dev/a x /dev/b 0 /dev/c 0 /dev/d 0", 98305, "" },
+	};
+	struct r45_table t;
+	unsigned int i;
+	char *err;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(parse(cases[i].args, cases[i].len, &t, &err) == -EINVAL,
+		      "accepted: %s", cases[i].args);
+		CHECK(cases[i].why[0] ? !strncmp(why, cases[i].why,
+						 strlen(cases[i].why)) :
+		      !why[0], "'%s' (len %llu): why '%s', expected '%s'",
+		      cases[i].args, (unsigned long long)cases[i].len, why,
+		      cases[i].why);
+	}
+	/* an accepted line (dmraid's raid4 spelling, after the indexed
+	 * reading was refused) leaves nothing in why */
+	memset(why, 'x', sizeof(why));
+	CHECK(!parse("core 2 1024 nosync raid4 1 64 4 -1 " D4, 192, &t, &err) &&
+	      !why[0], "accepted line leaves why '%.20s'", why);
+}
+
+/*
  * The table owns its strings: they survive dm's argv, a refused table
  * holds nothing, r45_table_free() clears what it freed, and a failed
  * allocation is -ENOMEM with nothing left (LeakSanitizer checks).
@@ -365,7 +417,7 @@ static void test_ownership(void)
 	char *err = NULL;
 
 	split(&l, "disk 3 /dev/log 256 nosync raid5_ls 1 64 4 -1 " D4);
-	CHECK(!r45_table_parse(&t, l.argc, l.argv, 3 * 64, &err), "%s", err);
+	CHECK(!r45_table_parse(&t, l.argc, l.argv, 3 * 64, &err, why), "%s", err);
 	memset(l.buf, 'x', sizeof(l.buf) - 1);
 	l.buf[sizeof(l.buf) - 1] = '\0';
 	CHECK(t.strings && !strcmp(t.log_type, "disk") && t.log_argc == 3 &&
@@ -385,7 +437,7 @@ static void test_ownership(void)
 
 	/* refused (after the members were read): nothing kept */
 	split(&l, "core 2 64 nosync raid5_ls 1 64 4 -1 " D4);
-	CHECK(r45_table_parse(&t, l.argc, l.argv, 3 * 64 + 1, &err) == -EINVAL,
+	CHECK(r45_table_parse(&t, l.argc, l.argv, 3 * 64 + 1, &err, why) == -EINVAL,
 	      "bad length accepted");
 	CHECK(!t.strings && !t.paths[0] && !t.log_argv[0],
 	      "refused table keeps pointers");
@@ -394,7 +446,7 @@ static void test_ownership(void)
 	/* no memory for the strings */
 	shim_kmalloc_fail = 1;
 	split(&l, "core 2 64 nosync raid5_ls 1 64 4 -1 " D4);
-	CHECK(r45_table_parse(&t, l.argc, l.argv, 3 * 64, &err) == -ENOMEM &&
+	CHECK(r45_table_parse(&t, l.argc, l.argv, 3 * 64, &err, why) == -ENOMEM &&
 	      err && strstr(err, "Cannot allocate"), "-ENOMEM: %s", err);
 	CHECK(!t.strings && !t.paths[0], "failed table keeps pointers");
 	shim_kmalloc_fail = 0;
@@ -444,7 +496,7 @@ static void check_canonical(const struct r45_table *t, sector_t len,
 
 	canonical(t, buf, sizeof(buf));
 	split(&l, buf);
-	if (r45_table_parse(&c, l.argc, l.argv, len, &err)) {
+	if (r45_table_parse(&c, l.argc, l.argv, len, &err, why)) {
 		CHECK(0, "canonical '%s' of '%s' refused: %s", buf, what, err);
 		return;
 	}
@@ -586,6 +638,7 @@ int main(void)
 	test_valid();
 	test_invalid();
 	test_raid4();
+	test_why();
 	test_ownership();
 	test_fuzz(200000);
 	free(kept_strings);

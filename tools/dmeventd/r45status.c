@@ -222,12 +222,50 @@ static int parse_log(struct cursor *c, struct r45_status *st)
 	return 0;
 }
 
+/* "<n>/<m>" with n <= m: 0, or -EINVAL (nothing set). */
+static int word_fraction(const struct word *w, uint64_t *n, uint64_t *m)
+{
+	const char *slash = memchr(w->s, '/', w->len);
+	struct word a, b;
+
+	if (!slash)
+		return -EINVAL;
+	a.s = w->s;
+	a.len = (size_t)(slash - w->s);
+	b.s = slash + 1;
+	b.len = w->len - a.len - 1;
+	if (word_u64(&a, n) || word_u64(&b, m) || *n > *m)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The action's progress: "<done>/<total>" sectors (total > 0) or "-"
+ * when no action runs.  -EINVAL for another word (nothing set).
+ */
+static int parse_progress(const struct word *w, struct r45_status *st)
+{
+	uint64_t done, total;
+
+	if (word_is(w, "-")) {
+		st->has_progress = true;
+		return 0;
+	}
+	if (word_fraction(w, &done, &total) || !total)
+		return -EINVAL;
+	st->has_progress = true;
+	st->progress_running = true;
+	st->progress_done = done;
+	st->progress_total = total;
+	return 0;
+}
+
 int r45_status_parse(const char *line, struct r45_status *st)
 {
 	struct cursor c = { line };
+	bool after_ppl = false;
 	unsigned int i, n;
 	struct word w;
-	const char *slash;
 
 	memset(st, 0, sizeof(*st));
 	if (!line)
@@ -250,19 +288,9 @@ int r45_status_parse(const char *line, struct r45_status *st)
 		return -EINVAL;
 
 	/* <in_sync>/<regions> */
-	if (!next_word(&c, &w))
+	if (!next_word(&c, &w) ||
+	    word_fraction(&w, &st->in_sync, &st->regions))
 		return -EINVAL;
-	slash = memchr(w.s, '/', w.len);
-	if (!slash)
-		return -EINVAL;
-	{
-		struct word a = { w.s, (size_t)(slash - w.s) };
-		struct word b = { slash + 1, w.len - (slash - w.s) - 1 };
-
-		if (word_u64(&a, &st->in_sync) || word_u64(&b, &st->regions) ||
-		    st->in_sync > st->regions)
-			return -EINVAL;
-	}
 
 	if (parse_log(&c, st))
 		return -EINVAL;
@@ -296,27 +324,34 @@ int r45_status_parse(const char *line, struct r45_status *st)
 			st->has_unsafe = true;
 			save = c;
 			if (next_word(&c, &w) &&
-			    (word_is(&w, "ppl") || word_is(&w, "-")))
+			    (word_is(&w, "ppl") || word_is(&w, "-"))) {
 				st->ppl = word_is(&w, "ppl");
-			else
+				after_ppl = true;
+			} else {
 				c = save;
+			}
 		} else {
 			c = save;
 		}
 	}
 
 	/*
-	 * Later versions may append words; "stats" and its counters come
-	 * last of what this parser knows, and may be followed by more.
+	 * Then "stats" and its counters (statistics on), then, since issue
+	 * 35, the action's progress (<done>/<total> or -), appended after
+	 * them; later versions may append more.
 	 */
 	while (next_word(&c, &w)) {
-		if (!st->has_stats && word_is(&w, "stats")) {
+		if (!st->has_stats && !st->has_progress &&
+		    word_is(&w, "stats")) {
 			for (i = 0; i < R45_NR_STATS; i++)
 				if (next_u64(&c, &st->stats[i]))
 					return -EINVAL;
 			st->has_stats = true;
 			continue;
 		}
+		if (after_ppl && !st->has_progress && !st->nr_unknown_words &&
+		    !parse_progress(&w, st))
+			continue;
 		st->nr_unknown_words++;
 	}
 	return 0;

@@ -58,6 +58,14 @@ struct r45_status {
 	bool has_unsafe;
 	uint64_t unsafe_reads;
 	bool ppl;
+	/*
+	 * since issue 35: the action's progress, after <ppl|->:
+	 * "<done>/<total>" sectors of the array (progress_running), or "-"
+	 * when no action runs or waits
+	 */
+	bool has_progress;
+	bool progress_running;
+	uint64_t progress_done, progress_total;
 	bool has_stats;
 	uint64_t stats[R45_NR_STATS];
 	/* words after the known ones that this parser does not know */

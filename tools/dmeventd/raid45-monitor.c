@@ -759,6 +759,13 @@ static int cmd_status(int argc, char **argv)
 		       (unsigned long long)st.mismatches,
 		       (unsigned long long)st.read_errors_repaired,
 		       (unsigned long long)st.unprotected_regions);
+		if (st.progress_running)
+			printf("  progress of %s: %llu/%llu sectors (%llu%%)\n",
+			       r45_action_name(st.action),
+			       (unsigned long long)st.progress_done,
+			       (unsigned long long)st.progress_total,
+			       (unsigned long long)((double)st.progress_done *
+						    100 / st.progress_total));
 	} while (next);
 	dm_task_destroy(dmt);
 	if (!n) {

@@ -115,6 +115,46 @@ static void test_forms(void)
 	CHECK(st.has_unsafe && !st.unsafe_reads && !st.ppl && st.has_stats &&
 	      !st.nr_unknown_words, "no ppl, stats");
 
+	/*
+	 * issue 35: the action's progress after <ppl|->, and after the stats
+	 * when they are on (words are only appended).
+	 * The first line as 6.12 printed it in tests/guest/50-sync, the
+	 * next three with the words that test read in the same run (a
+	 * frozen resync at 357 of 10728 regions of 256 sectors, a check
+	 * running, then frozen)
+	 */
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 1920/1920 1 core idle 5120 writable 0 0 0 - -", &st);
+	CHECK(st.has_unsafe && !st.ppl && st.has_progress && !st.progress_running &&
+	      st.mismatches == 5120 && !st.nr_unknown_words, "idle: progress -");
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 357/10728 1 core frozen 0 writable 0 0 0 - 91392/2746368", &st);
+	CHECK(st.action == R45_ACTION_FROZEN && st.progress_running &&
+	      st.progress_done == 357 * 256 && st.progress_total == 2746368 &&
+	      !st.nr_unknown_words, "frozen resync");
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 10728/10728 1 core check 0 writable 0 0 0 - 52224/2746368", &st);
+	CHECK(st.action == R45_ACTION_CHECK && st.progress_running &&
+	      st.progress_done == 52224 && st.progress_total == 2746368 &&
+	      !st.nr_unknown_words, "check at 52224 of 2746368 sectors");
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 10728/10728 1 core frozen 0 writable 0 0 0 - 248832/2746368", &st);
+	CHECK(st.action == R45_ACTION_FROZEN && st.progress_running &&
+	      st.progress_done == 248832, "frozen check keeps its place");
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAiA 3/40 3 disk 254:5 A recover 0 writable 0 0 0 ppl stats 1 2 3 4 5 6 7 8 9 10 11 768/10240", &st);
+	CHECK(st.ppl && st.progress_running && st.progress_done == 768 &&
+	      st.progress_total == 10240 && st.has_stats && st.stats[10] == 11 &&
+	      !st.nr_unknown_words, "stats, then recover progress");
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 40/40 1 core idle 0 writable 0 0 0 - stats 1 2 3 4 5 6 7 8 9 10 11 - more", &st);
+	CHECK(st.has_progress && !st.progress_running && st.has_stats &&
+	      st.nr_unknown_words == 1, "stats, progress -, a later word");
+	/* a line of before issue 35: no progress, nothing else changes */
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 40/40 1 core idle 0 writable 0 0 0 - stats 1 2 3 4 5 6 7 8 9 10 11", &st);
+	CHECK(!st.has_progress && st.has_stats && !st.nr_unknown_words, "no progress word");
+	/* not a progress: a later version's word, counted as unknown */
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 40/40 1 core check 0 writable 0 0 0 - 5/3", &st);
+	CHECK(!st.has_progress && st.nr_unknown_words == 1, "done above total");
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 40/40 1 core check 0 writable 0 0 0 - 0/0", &st);
+	CHECK(!st.has_progress && st.nr_unknown_words == 1, "total 0");
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 40/40 1 core check 0 writable 0 0 0 - 1/x", &st);
+	CHECK(!st.has_progress && st.nr_unknown_words == 1, "not a number");
+
 	/* another log type's words are skipped */
 	parse_ok("3 8:0 8:16 8:32 1 AAA 100/100 2 userspace x idle 0 writable 0 0", &st);
 	CHECK(!strcmp(st.log_type, "userspace"), "other log");
