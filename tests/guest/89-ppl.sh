@@ -21,7 +21,7 @@ for i in $(seq 0 $((N - 1))); do fill_dev /dev/ram$i $mib /dev/zero; done
 t="0 $len raid45 core 2 512 nosync raid5_ls 1 64 ppl -2040 2040 0x0badcafe $N -1"
 for i in $(seq 0 $((N - 1))); do t+=" /dev/ram$i 2048"; done
 dmsetup create r45p --table "$t" || die "create"
-dmsetup status r45p | grep -q " ppl$" || die "status: $(dmsetup status r45p)"
+[ "$(ext_word r45p 7)" = ppl ] || die "status: $(dmsetup status r45p)"
 dmsetup table r45p | grep -q " ppl -2040 2040 0x0badcafe $N -1 " ||
 	die "table: $(dmsetup table r45p)"
 fio --name=ppl --filename=/dev/mapper/r45p --direct=1 --ioengine=libaio --iodepth=8 \
