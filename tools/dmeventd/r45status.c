@@ -580,10 +580,10 @@ int r45_progress_get(const struct r45_status *first, const struct r45_status *se
 	return 0;
 }
 
-void r45_size_str(uint64_t sectors, char *buf, size_t size)
+static void size_str_d(double sectors, char *buf, size_t size)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)sectors / 2;
+	double v = sectors / 2;
 	unsigned int u = 0;
 
 	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
@@ -591,6 +591,11 @@ void r45_size_str(uint64_t sectors, char *buf, size_t size)
 		u++;
 	}
 	snprintf(buf, size, "%.2f %s", v, units[u]);
+}
+
+void r45_size_str(uint64_t sectors, char *buf, size_t size)
+{
+	size_str_d((double)sectors, buf, size);
 }
 
 static void duration_str(uint64_t s, char *buf, size_t size)
@@ -631,7 +636,7 @@ void r45_progress_format(const struct r45_progress *p, char *buf, size_t size)
 		snprintf(buf + o, size - o, ", stalled");
 		return;
 	}
-	r45_size_str((uint64_t)(p->rate + 0.5), rate, sizeof(rate));
+	size_str_d(p->rate, rate, sizeof(rate));
 	if (p->has_eta) {
 		duration_str(p->eta, eta, sizeof(eta));
 		snprintf(buf + o, size - o, ", %s/s, ETA %s", rate, eta);

@@ -484,6 +484,19 @@ static void test_progress(void)
 	const char *chk1 = "4 1:0 1:1 1:2 1:3 1 AAAA 10728/10728 1 core check 0 writable 0 0 0 - 91392/2746368";
 	const char *chk2 = "4 1:0 1:1 1:2 1:3 1 AAAA 10728/10728 1 core check 0 writable 0 0 0 - 93440/2746368";
 
+	/*
+	 * Two lines 6.12 printed in tests/guest/95-raid45ctl (a check of a
+	 * 12 MiB RAID5 on scsi_debug disks slowed by their delay), read
+	 * 1796642536.769415099 - 1796642534.473886740 s apart: 3072 sectors
+	 * in 2.2955 s, 669.13 KiB/s, 21504 sectors left in 16.07 s
+	 */
+	progress_of("4 8:0 8:16 8:64 8:48 1 AAAA 24/24 1 core check 0 writable 0 0 0 - 0/24576",
+		    "4 8:0 8:16 8:64 8:48 1 AAAA 24/24 1 core check 0 writable 0 0 0 - 3072/24576",
+		    1796642536.769415099 - 1796642534.473886740, &p, buf, sizeof(buf));
+	CHECK(p.running && p.action == R45_ACTION_CHECK && p.done == 3072 && p.total == 24576 &&
+	      p.has_rate && p.rate > 1338.2 && p.rate < 1338.3 && p.has_eta && p.eta == 16,
+	      "real lines: rate %f eta %llu", p.rate, (unsigned long long)p.eta);
+	CHECK(!strcmp(buf, "12.5% (1.50 MiB of 12.00 MiB), 669.13 KiB/s, ETA 16s"), "format: %s", buf);
 	/* 2048 sectors in 2 s: 512 KiB/s, (2746368 - 93440) / 1024 s left */
 	progress_of(chk1, chk2, 2.0, &p, buf, sizeof(buf));
 	CHECK(p.running && p.action == R45_ACTION_CHECK && p.has_rate && p.rate == 1024 &&
