@@ -497,7 +497,7 @@ static int on_array(struct plugin_dev *pd, char *err, size_t errsize)
 }
 
 static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
-		     bool failed, char *err, size_t errsize)
+		     const dev_t *rebuilt, char *err, size_t errsize)
 {
 	struct plugin_dev *pd = ctx;
 	int r = on_array(pd, err, errsize);
@@ -505,19 +505,24 @@ static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
 	if (r)
 		return r;
 	return r45desc_record_device(r45desc_dir(), pd->mon.name, pd->uuid, start, mask, nr,
-				     failed, trusted, err, errsize);
+				     rebuilt, trusted, err, errsize);
 }
 
 static int pd_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
 			    char *err, size_t errsize)
 {
-	return pd_record(ctx, start, mask, nr, true, err, errsize);
+	return pd_record(ctx, start, mask, nr, NULL, err, errsize);
 }
 
 static int pd_record_rebuilt(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
-			     char *err, size_t errsize)
+			     unsigned int major, unsigned int minor, char *err, size_t errsize)
 {
-	return pd_record(ctx, start, 1u << k, nr, false, err, errsize);
+	dev_t devs[R45_MAX_MEMBERS] = { 0 };
+
+	if (k >= R45_MAX_MEMBERS)
+		return -EINVAL;
+	devs[k] = makedev(major, minor);
+	return pd_record(ctx, start, 1u << k, nr, devs, err, errsize);
 }
 
 static int pd_record_replaced(void *ctx, uint64_t start, unsigned int k, unsigned int nr,

@@ -131,30 +131,6 @@ static int sync_dir(const char *path, const char *dir, char *err, size_t errsize
  * earlier write left in the page cache (a rename whose directory sync
  * failed) is durable once this returns 0.
  */
-static int sync_path(const char *path, char *err, size_t errsize)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	int fd, r;
-
-	if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
-		snprintf(err, errsize, "%s: not an absolute path", path);
-		return -EINVAL;
-	}
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return ferr(err, errsize, "%s: cannot open it to sync it: %s", path, strerror(errno));
-	r = sync_fd(fd);
-	close(fd);
-	if (r) {
-		snprintf(err, errsize, "%s: syncing it failed: %s", path, strerror(-r));
-		return r;
-	}
-	return sync_dir(path, dir[0] ? dir : "/", err, errsize);
-}
-
 static int write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
@@ -685,9 +661,27 @@ int r45desc_dir_on(const char *dir, dev_t array, char *err, size_t errsize)
 
 #define STATE(s) (1u << (s))
 
-/* The members in mask whose state is in from become to, under the lock. */
+static int devno_stat(const char *path, dev_t *dev)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return -errno;
+	if (!S_ISBLK(sb.st_mode))
+		return -ENOTBLK;
+	*dev = sb.st_rdev;
+	return 0;
+}
+
+int (*r45desc_devno)(const char *path, dev_t *dev) = devno_stat;
+
+/*
+ * The members in mask whose state is in from become to, under the lock;
+ * with devs, only if each one's recorded path is the device devs[i]
+ * (else nothing changes: -ESTALE, why in err).
+ */
 static int update(const char *path, uint32_t mask, unsigned int nr_members,
-		  unsigned int from, enum r45desc_state to,
+		  unsigned int from, enum r45desc_state to, const dev_t *devs,
 		  uint32_t *changed, char *err, size_t errsize)
 {
 	struct r45desc *d = malloc(sizeof(*d));
@@ -716,21 +710,35 @@ static int update(const char *path, uint32_t mask, unsigned int nr_members,
 		goto out;
 	}
 	for (i = 0; i < nr_members; i++) {
-		if (!(mask & (1u << i)))
+		dev_t dev = 0;
+
+		if (!(mask & (1u << i)) || !(from & STATE(d->m[i].state)))
 			continue;
-		if (from & STATE(d->m[i].state)) {
-			d->m[i].state = to;
-			ch |= 1u << i;
+		/*
+		 * The kernel rebuilt the device in its table; the description
+		 * may name another by now (a replace whose reload failed): that
+		 * one was never written and must not become current.
+		 */
+		if (devs && (!d->m[i].path[0] || r45desc_devno(d->m[i].path, &dev) ||
+			     dev != devs[i])) {
+			snprintf(err, errsize,
+				 "%s names %s for member %u (%u:%u), the array has %u:%u there: not recorded %s",
+				 path, d->m[i].path[0] ? d->m[i].path : "no device", i, major(dev),
+				 minor(dev), major(devs[i]), minor(devs[i]), r45desc_state_name(to));
+			r = -ESTALE;
+			goto out;
 		}
+		d->m[i].state = to;
+		ch |= 1u << i;
 	}
 	/*
 	 * Nothing to change may mean an earlier record's rename whose
-	 * directory sync failed: durable only once synced now.
+	 * directory sync failed, and a second fsync may return 0 for pages
+	 * whose write failed and were marked clean: the file is written
+	 * again (new pages, fsync, rename, directory fsync), so that 0 means
+	 * I/O that succeeded now.
 	 */
-	if (ch)
-		r = r45desc_save(path, d, err, errsize);
-	else
-		r = sync_path(path, err, errsize);
+	r = r45desc_save(path, d, err, errsize);
 	if (!r && changed)
 		*changed = ch;
 out:
@@ -743,13 +751,13 @@ int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_membe
 			  uint32_t *changed, char *err, size_t errsize)
 {
 	return update(path, mask, nr_members, STATE(R45DESC_CURRENT) | STATE(R45DESC_REBUILDING),
-		      R45DESC_FAILED, changed, err, errsize);
+		      R45DESC_FAILED, NULL, changed, err, errsize);
 }
 
 int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_members,
-			   uint32_t *changed, char *err, size_t errsize)
+			   const dev_t *devs, uint32_t *changed, char *err, size_t errsize)
 {
-	return update(path, mask, nr_members, STATE(R45DESC_REBUILDING), R45DESC_CURRENT,
+	return update(path, mask, nr_members, STATE(R45DESC_REBUILDING), R45DESC_CURRENT, devs,
 		      changed, err, errsize);
 }
 
@@ -820,7 +828,7 @@ static int locate(const char *dir, const char *name, const char *uuid, uint64_t 
 }
 
 int r45desc_record_device(const char *dir, const char *name, const char *uuid,
-			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
+			  uint64_t start, uint32_t mask, unsigned int nr, const dev_t *rebuilt,
 			  r45desc_trust_fn trust, char *err, size_t errsize)
 {
 	char path[PATH_MAX];
@@ -830,10 +838,10 @@ int r45desc_record_device(const char *dir, const char *name, const char *uuid,
 	r = locate(dir, name, uuid, start, trust, path, sizeof(path), err, errsize);
 	if (r)
 		return r;
-	if (failed)
+	if (!rebuilt)
 		r = r45desc_record_failed(path, mask, nr, &changed, err, errsize);
 	else
-		r = r45desc_record_rebuilt(path, mask, nr, &changed, err, errsize);
+		r = r45desc_record_rebuilt(path, mask, nr, rebuilt, &changed, err, errsize);
 	/* found a moment ago: gone now is not "no description" */
 	return r == -ENOENT ? -EIO : r;
 }

@@ -243,9 +243,10 @@ int r45desc_dir_on(const char *dir, dev_t array, char *err, size_t errsize);
 /*
  * Record, durably, that the members in mask have failed (current and
  * rebuilding ones become failed; failed and missing ones stay): the
- * file is rewritten only if something changed, and synced with its
- * directory even if nothing did (a failed record's rename may be in the
- * page cache only): 0 only once that sync succeeded.  nr_members is the
+ * file is written again even if nothing changed (a failed record's
+ * rename may be in the page cache only, and a second fsync may report
+ * success for pages whose write failed): 0 only once that new write,
+ * its fsync, the rename and the directory's fsync succeeded.  nr_members is the
  * array's (the status's): a description of another count is refused.
  * *changed (may be NULL) gets the members whose state changed.  0, or
  * -errno with why in err.  Takes r45desc_lock() itself.
@@ -255,10 +256,14 @@ int r45desc_record_failed(const char *path, uint32_t mask, unsigned int nr_membe
 /*
  * The same for a finished rebuild: the members in mask that are
  * rebuilding become current (others stay as they are: a failed one was
- * replaced by something the description does not name).
+ * replaced by something the description does not name), each only if
+ * its recorded path is the device the kernel rebuilt, devs[i] (from the
+ * status): else nothing changes, -ESTALE.
  */
 int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_members,
-			   uint32_t *changed, char *err, size_t errsize);
+			   const dev_t *devs, uint32_t *changed, char *err, size_t errsize);
+/* A block device path's device number (a test seam): 0 or -errno. */
+extern int (*r45desc_devno)(const char *path, dev_t *dev);
 
 /*
  * Member k (failed or missing in the description) replaced by dev (at
@@ -271,14 +276,15 @@ int r45desc_record_replaced(const char *path, unsigned int k, unsigned int nr_me
  * The plugin's record for a dm device (name, uuid) and its raid45 target
  * at start: its description found (r45desc_find), trusted (trust: 0, or
  * -errno with why), then the members in mask recorded failed (failed) or
- * rebuilt.  0; -ENOENT only when the device has no description (nothing
+ * rebuilt (rebuilt: the array's member devices, NULL for failed; see
+ * r45desc_record_rebuilt).  0; -ENOENT only when the device has no description (nothing
  * to record); any other -errno with why in err: a description of another
  * array (UUID), of a target not at sector 0, not trusted, damaged, or
  * that could not be written.
  */
 typedef int (*r45desc_trust_fn)(const char *path, char *why, size_t size);
 int r45desc_record_device(const char *dir, const char *name, const char *uuid,
-			  uint64_t start, uint32_t mask, unsigned int nr, bool failed,
+			  uint64_t start, uint32_t mask, unsigned int nr, const dev_t *rebuilt,
 			  r45desc_trust_fn trust, char *err, size_t errsize);
 /*
  * The same for a spare the monitor put in member k's place, recorded by

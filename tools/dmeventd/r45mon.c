@@ -651,7 +651,8 @@ static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 		t->flush_error_logged = false;
 		t->rebuilt_pending &= ~(1u << k);
 	}
-	r = d->ops->record_rebuilt(d->ctx, t->start, k, st->nr_members, err, sizeof(err));
+	r = d->ops->record_rebuilt(d->ctx, t->start, k, st->nr_members, st->members[k].major,
+				   st->members[k].minor, err, sizeof(err));
 	if (!r)
 		TLOG(LOG_NOTICE, "member %u is current again in the array's description", k);
 	else if (r != -ENOENT)
@@ -712,8 +713,12 @@ static void changes(struct r45mon_dev *d, struct r45mon_target *t,
 		devno_str(m, devno, sizeof(devno));
 		devno_str(o, odev, sizeof(odev));
 		if (!same) {
-			/* a table reload put another device here */
+			/*
+			 * a table reload put another device here: a rebuilt
+			 * record still waiting was for the one gone
+			 */
 			memset(&t->m[i], 0, sizeof(t->m[i]));
+			t->rebuilt_pending &= ~(1u << i);
 			if (t->replaced != (int)i) {
 				TLOG(LOG_NOTICE, "member %u is now %s (was %s)", i, devno, odev);
 				t->m[i].unseen_rebuild = true;

@@ -100,13 +100,14 @@ struct r45mon_ops {
 	int (*record_failed)(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
 			     char *err, size_t errsize);
 	/*
-	 * optional: the rebuild of member k (of nr) finished: the
-	 * description calls it current if it called it rebuilding.  0,
-	 * -ENOENT (no description), or -errno with why in err (logged: the
-	 * next activation then rebuilds it again)
+	 * optional: the rebuild of member k (of nr), the device
+	 * major:minor in the kernel's table, finished: the description
+	 * calls it current if it called it rebuilding and names that
+	 * device.  0, -ENOENT (no description), or -errno with why in err
+	 * (logged: the next activation then rebuilds it again)
 	 */
 	int (*record_rebuilt)(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
-			      char *err, size_t errsize);
+			      unsigned int major, unsigned int minor, char *err, size_t errsize);
 	/*
 	 * optional: member k (of nr) was replaced by the spare path at
 	 * offset, its rebuild started: the description names the spare,

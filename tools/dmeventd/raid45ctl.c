@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <libdevmapper.h>
 #include "r45ctl-dev.h"
 #include "r45desc.h"
@@ -840,6 +841,7 @@ static int cmd_rebuilt(int argc, char **argv)
 	char path[PATH_MAX], err[512], uuid[R45DESC_UUID_MAX];
 	unsigned int idx;
 	uint32_t changed;
+	dev_t devs[R45_MAX_MEMBERS] = { 0 };
 	int r;
 
 	if (argc != 3) {
@@ -876,7 +878,8 @@ static int cmd_rebuilt(int argc, char **argv)
 	}
 	if (dm_flush(d.name))
 		return 1;
-	if (r45desc_record_rebuilt(path, 1u << idx, d.nr_members, &changed, err, sizeof(err))) {
+	devs[idx] = makedev(st.members[idx].major, st.members[idx].minor);
+	if (r45desc_record_rebuilt(path, 1u << idx, d.nr_members, devs, &changed, err, sizeof(err))) {
 		ctl_error("%s", err);
 		return 1;
 	}

@@ -23,6 +23,35 @@
 
 #include "unit-check.h"
 
+/* a path's "device": 8:<its last byte> (r45desc_devno) */
+static int fake_devno(const char *path, dev_t *dev)
+{
+	size_t n = strlen(path);
+
+	if (!n)
+		return -ENOENT;
+	*dev = makedev(8, (unsigned char)path[n - 1]);
+	return 0;
+}
+
+/* the devices the kernel has: those the description names (fake_devno) */
+static dev_t devs[R45_MAX_MEMBERS];
+
+static const dev_t *devs_of(const char *path)
+{
+	struct r45desc d;
+	char err[256];
+	unsigned int i;
+
+	memset(devs, 0, sizeof(devs));
+	if (r45desc_load(path, &d, err, sizeof(err)))
+		return devs;
+	for (i = 0; i < d.nr_members; i++)
+		if (d.m[i].path[0])
+			fake_devno(d.m[i].path, &devs[i]);
+	return devs;
+}
+
 static const char good[] =
 	"# an array\n"
 	"version 1\n"
@@ -464,6 +493,17 @@ static int fail_dir_fsync(int fd)
 	return fsync(fd);
 }
 
+static int fail_file_fsync(int fd)
+{
+	struct stat sb;
+
+	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode)) {
+		errno = EIO;
+		return -1;
+	}
+	return fsync(fd);
+}
+
 /*
  * Finding B: the rename went through, the directory's fsync failed; the
  * retry finds nothing to change (the page cache has the new text), yet
@@ -474,6 +514,7 @@ static void test_record_durable(void)
 	int before = failures, r;
 	char path[128], err[512];
 	uint32_t ch;
+	struct r45desc d;
 
 	snprintf(path, sizeof(path), "%s/r5.conf", tmpdir);
 	put_file(path, good);
@@ -483,10 +524,27 @@ static void test_record_durable(void)
 	r = r45desc_record_failed(path, 1u << 2, 4, &ch, err, sizeof(err));
 	CHECK(r == -EIO && dir_fsyncs == 2, "retry claims success without a sync: %d (%d dir fsyncs) %s",
 	      r, dir_fsyncs, err);
-	r = r45desc_record_rebuilt(path, 1u << 2, 4, &ch, err, sizeof(err));
+	r = r45desc_record_rebuilt(path, 1u << 2, 4, devs_of(path), &ch, err, sizeof(err));
 	CHECK(r == -EIO, "nothing to change, not synced: %d", r);
+	/*
+	 * the new text's own fsync fails: not renamed in place (the old
+	 * text stays), an error, nothing claimed; not even when nothing
+	 * changes (a retry writes it again)
+	 */
+	r45desc_fsync = fail_file_fsync;
+	put_file(path, good);
+	r = r45desc_record_failed(path, 1u << 1, 4, &ch, err, sizeof(err));
+	CHECK(r == -EIO, "the file's fsync failed, the record succeeded: %d %s", r, err);
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[1].state == R45DESC_CURRENT,
+	      "an unsynced text renamed in place");
 	r45desc_fsync = NULL;
-	r = r45desc_record_failed(path, 1u << 2, 4, &ch, err, sizeof(err));
+	r = r45desc_record_failed(path, 1u << 1, 4, &ch, err, sizeof(err));
+	CHECK(!r && ch == 2u, "then recorded: %d %s", r, err);
+	r45desc_fsync = fail_file_fsync;
+	r = r45desc_record_failed(path, 1u << 1, 4, &ch, err, sizeof(err));
+	CHECK(r == -EIO, "nothing to change, the new write's fsync failed, yet 0: %d", r);
+	r45desc_fsync = NULL;
+	r = r45desc_record_failed(path, 1u << 1, 4, &ch, err, sizeof(err));
 	CHECK(!r && !ch, "synced at last: %d %s", r, err);
 	unlink(path);
 	report("r45desc-record-durable", before);
@@ -768,9 +826,14 @@ static void test_load_record_find(void)
 	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[1].state == R45DESC_FAILED &&
 	      d.m[0].state == R45DESC_CURRENT, "recorded: %s", err);
 	CHECK(!stat(path, &b) && a.st_ino != b.st_ino, "not replaced by a rename");
-	/* again: nothing changes, nothing written */
+	/*
+	 * again: nothing changes, but written again (a second fsync of
+	 * pages whose write failed may say 0: only new I/O proves it)
+	 */
 	r = r45desc_record_failed(path, 1u << 1, 4, &ch, err, sizeof(err));
-	CHECK(!r && !ch && !stat(path, &a) && a.st_ino == b.st_ino, "rewritten for nothing");
+	CHECK(!r && !ch && !stat(path, &a) && a.st_ino != b.st_ino, "not written again");
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[1].state == R45DESC_FAILED &&
+	      d.m[0].state == R45DESC_CURRENT, "written again the same: %s", err);
 	/* a rebuilding member fails; a missing one stays missing */
 	d.m[2].state = R45DESC_REBUILDING;
 	d.m[3].path[0] = '\0';
@@ -783,7 +846,18 @@ static void test_load_record_find(void)
 	/* a rebuild's end: rebuilding -> current, failed stays failed */
 	d.m[2].state = R45DESC_REBUILDING;
 	CHECK(!r45desc_save(path, &d, err, sizeof(err)), "save: %s", err);
-	r = r45desc_record_rebuilt(path, 0x6, 4, &ch, err, sizeof(err));
+	/*
+	 * finding 3 of the second review: the kernel rebuilt another device
+	 * than the one recorded (a replace whose reload failed): not current
+	 */
+	devs_of(path);
+	devs[2] = makedev(8, 99);
+	r = r45desc_record_rebuilt(path, 0x6, 4, devs, &ch, err, sizeof(err));
+	CHECK(r == -ESTALE && strstr(err, "the array has 8:99 there: not recorded current"),
+	      "another device rebuilt: %d %s", r, err);
+	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[2].state == R45DESC_REBUILDING,
+	      "recorded current anyway");
+	r = r45desc_record_rebuilt(path, 0x6, 4, devs_of(path), &ch, err, sizeof(err));
 	CHECK(!r && ch == 4u, "rebuilt: %d %x %s", r, ch, err);
 	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[2].state == R45DESC_CURRENT &&
 	      d.m[1].state == R45DESC_FAILED, "states after the rebuild");
@@ -828,7 +902,7 @@ static void test_load_record_find(void)
 	r = r45desc_find(tmpdir, "x", "OTHER", found, sizeof(found), err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "damaged.conf:3") && strstr(err, "may be its description cannot be read"),
 	      "damaged candidate: %d %s", r, err);
-	r = r45desc_record_device(tmpdir, "x", "OTHER", 0, 1, 4, true, trust_yes, err, sizeof(err));
+	r = r45desc_record_device(tmpdir, "x", "OTHER", 0, 1, 4, NULL, trust_yes, err, sizeof(err));
 	CHECK(r == -EINVAL, "damaged candidate, plugin: %d %s", r, err);
 	/* the one that matches is found all the same */
 	r = r45desc_find(tmpdir, "renamed", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", found,
@@ -854,21 +928,21 @@ static void test_load_record_find(void)
 
 	/* the plugin's record: found by uuid, trusted, recorded */
 	r = r45desc_record_device(tmpdir, "renamed", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", 0, 1,
-				  4, true, trust_yes, err, sizeof(err));
+				  4, NULL, trust_yes, err, sizeof(err));
 	CHECK(!r && !r45desc_load(path, &d, err, sizeof(err)) && d.m[0].state == R45DESC_FAILED,
 	      "record_device: %d %s", r, err);
 	r = r45desc_record_device(tmpdir, "r5", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", 0, 1,
-				  4, true, trust_no, err, sizeof(err));
+				  4, NULL, trust_no, err, sizeof(err));
 	CHECK(r == -EPERM && strstr(err, "r5.conf not written: group-writable"),
 	      "untrusted: %d %s", r, err);
 	r = r45desc_record_device(tmpdir, "r5", "R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", 512, 1,
-				  4, true, trust_yes, err, sizeof(err));
+				  4, NULL, trust_yes, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "this one starts at 512"), "start: %d %s", r, err);
-	r = r45desc_record_device(tmpdir, "r5", "OTHER", 0, 1, 4, true, trust_yes, err, sizeof(err));
+	r = r45desc_record_device(tmpdir, "r5", "OTHER", 0, 1, 4, NULL, trust_yes, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "another array's description"), "uuid: %d %s", r, err);
-	r = r45desc_record_device(tmpdir, "none", "NONE", 0, 1, 4, true, trust_yes, err, sizeof(err));
+	r = r45desc_record_device(tmpdir, "none", "NONE", 0, 1, 4, NULL, trust_yes, err, sizeof(err));
 	CHECK(r == -ENOENT, "no description: %d %s", r, err);
-	r = r45desc_record_device(tmpdir, "r5", "", 0, 4, 4, false, trust_yes, err, sizeof(err));
+	r = r45desc_record_device(tmpdir, "r5", "", 0, 4, 4, devs_of(path), trust_yes, err, sizeof(err));
 	CHECK(!r, "record_device rebuilt: %d %s", r, err);
 
 	/* a spare in a failed member's place: recorded rebuilding */
@@ -887,7 +961,7 @@ static void test_load_record_find(void)
 	r = r45desc_record_replaced(path, 2, 4, "/dev/mapper/s1", 0, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "calls member 2 current, not failed or missing"),
 	      "current: %d %s", r, err);
-	r = r45desc_record_rebuilt(path, 2, 4, NULL, err, sizeof(err));
+	r = r45desc_record_rebuilt(path, 2, 4, devs_of(path), NULL, err, sizeof(err));
 	CHECK(!r, "rebuilt 1: %s", err);
 	r = r45desc_record_replaced(path, 3, 4, "/dev/mapper/s0", 0, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "members 1 and 3 are both /dev/mapper/s0"),
@@ -964,6 +1038,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	r45desc_devno = fake_devno;
 	test_good();
 	test_bad();
 	test_round_trip();

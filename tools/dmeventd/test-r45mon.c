@@ -35,6 +35,8 @@ struct spare {
 	int error;		/* spare_info's answer if not 0 */
 };
 
+#define FAKE_MAJOR 254
+
 struct fake {
 	/* the array */
 	unsigned int n;
@@ -355,7 +357,7 @@ static int fake_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned
 }
 
 static int fake_record_rebuilt(void *ctx, uint64_t start, unsigned int k, unsigned int nr,
-			       char *err, size_t errsize)
+			       unsigned int major, unsigned int minor, char *err, size_t errsize)
 {
 	struct fake *f = ctx;
 	char call[32];
@@ -363,6 +365,10 @@ static int fake_record_rebuilt(void *ctx, uint64_t start, unsigned int k, unsign
 	(void)err;
 	(void)errsize;
 	CHECK(start == 0 && nr == f->n, "record_rebuilt(%llu, %u)", (unsigned long long)start, nr);
+	/* the device the kernel's table has there: the one rebuilt */
+	CHECK(k < f->n && major == FAKE_MAJOR && minor == f->minor[k],
+	      "record_rebuilt of member %u names %u:%u, the table has %u:%u", k, major, minor,
+	      FAKE_MAJOR, k < f->n ? f->minor[k] : 0);
 	snprintf(call, sizeof(call), "rebuilt %u", k);
 	seq_add(f, "%s;", call);
 	return 0;
