@@ -349,10 +349,23 @@ int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev)
 }
 
 /* The path to record: a /dev/disk/by-id name for a kernel name (/dev/sdX). */
-void stable_path(const char *path, dev_t rdev, char *out, size_t size)
+int stable_path(const char *path, dev_t rdev, bool force, char *out, size_t size)
 {
-	if (r45desc_stable_path(path, rdev, out, size))
+	if (r45desc_stable_path(path, rdev, out, size)) {
 		printf("member %s recorded as %s\n", path, out);
+		return 0;
+	}
+	if (!strncmp(path, "/dev/disk/", 10) || !strncmp(path, "/dev/mapper/", 12))
+		return 0;
+	/* /dev/sdX, /dev/vdX without a serial, udev not settled yet */
+	if (force) {
+		fprintf(stderr, "raid45ctl: warning: %s has no /dev/disk/by-id name: recorded as it is, and another boot may give that name to another disk\n",
+			path);
+		return 0;
+	}
+	ctl_error("%s has no /dev/disk/by-id name: another boot may give that name to another disk, and activation would take it as this member; give a /dev/disk/by-* or /dev/mapper/ path (--force records it anyway)",
+		  path);
+	return -EINVAL;
 }
 
 void random_uuid(char *uuid, size_t size)

@@ -9,6 +9,7 @@
 #define R45CTL_DEV_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "r45desc.h"
@@ -45,8 +46,23 @@ int desc_dir_on_raid45(const char *dir);
  */
 int check_member(const char *path, bool force, uint64_t *sectors, dev_t *rdev);
 /* the path to record: its /dev/disk/by-id name for a kernel name */
-void stable_path(const char *path, dev_t rdev, char *out, size_t size);
+int stable_path(const char *path, dev_t rdev, bool force, char *out, size_t size);
 /* "R45-" and 32 random hex digits */
 void random_uuid(char *uuid, size_t size);
+
+/* raid45ctl.c: its usage and argument helpers (1 or -errno: printed) */
+void usage(FILE *f);
+int load(const char *name, struct r45desc *d, char *path, size_t size);
+int parse_uint(const char *what, const char *s, uint64_t max, uint64_t *v);
+int parse_idx(const struct r45desc *d, const char *s, unsigned int *idx);
+
+/* r45ctl-rec.c: the member records */
+int cmd_fail_record(int argc, char **argv);
+int cmd_readd(int argc, char **argv);
+int cmd_rebuilt(int argc, char **argv);
+int cmd_replace(int argc, char **argv);
+bool unrecorded_failure(const struct r45desc *d, const struct r45_status *st, int except);
+
+#define TABLE_MAX R45DESC_TABLE_MAX
 
 #endif

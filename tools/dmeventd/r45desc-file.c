@@ -283,6 +283,20 @@ static int save(const char *path, const struct r45desc *d, bool excl, char *err,
 		r = back ? r45desc_parse(buf, strlen(buf), "the new description", back,
 					 why, sizeof(why)) : -ENOMEM;
 		free(back);
+		/* nor what activation could not turn into a table line */
+		if (!r) {
+			char *table = malloc(R45DESC_TABLE_MAX), terr[128];
+
+			if (!table)
+				r = -ENOMEM;
+			else if (r45desc_table(d, 0, table, R45DESC_TABLE_MAX, terr,
+					       sizeof(terr)) == -ENOSPC) {
+				snprintf(why, sizeof(why), "its table line would not fit in %d bytes",
+					 R45DESC_TABLE_MAX);
+				r = -EINVAL;
+			}
+			free(table);
+		}
 		if (r) {
 			snprintf(err, errsize, "%s: not written: %s", path,
 				 r == -ENOMEM ? "out of memory" : why);
@@ -527,7 +541,7 @@ int r45desc_stable_path(const char *path, dev_t rdev, char *out, size_t size)
 int r45desc_used_by(const char *dir, dev_t dev, char *who, size_t size)
 {
 	struct r45desc *d = malloc(sizeof(*d));
-	char path[PATH_MAX], err[64];
+	char path[PATH_MAX], err[256];
 	struct dirent *de;
 	struct stat sb;
 	unsigned int i;
@@ -545,9 +559,18 @@ int r45desc_used_by(const char *dir, dev_t dev, char *who, size_t size)
 		size_t l = strlen(de->d_name);
 
 		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".conf") ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-		    r45desc_load(path, d, err, sizeof(err)))
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
 			continue;
+		/*
+		 * A description that cannot be read may name dev: not taken as
+		 * "not used" (a typo in r6.conf must not hand r6's disks out)
+		 */
+		if (r45desc_load(path, d, err, sizeof(err))) {
+			snprintf(who, size, "perhaps the array described in %s, which cannot be read (%s)",
+				 path, err);
+			r = 1;
+			break;
+		}
 		for (i = 0; !r && i < d->nr_members; i++)
 			if (d->m[i].path[0] && !stat(d->m[i].path, &sb) && S_ISBLK(sb.st_mode) &&
 			    sb.st_rdev == dev) {

@@ -52,6 +52,8 @@
 /* a description file is small: refused beyond this */
 #define R45DESC_FILE_MAX 65536
 #define R45DESC_LINE_MAX 1024
+/* a table line's parameters, as raid45ctl builds them */
+#define R45DESC_TABLE_MAX 8192
 
 enum r45desc_state {
 	R45DESC_CURRENT,	/* holds current data */
@@ -219,8 +221,8 @@ int r45desc_stable_path(const char *path, dev_t rdev, char *out, size_t size);
 /*
  * Does a description in dir name the block device dev (a member or the
  * disk log, by device number)?  1 with who ("member 2 (...) of the
- * array r5 described in ..."), 0, or -errno.  Files that do not parse
- * are skipped.
+ * array r5 described in ..."), 0, or -errno.  A file that does not
+ * parse may name it: 1 (who says which file and why).
  */
 int r45desc_used_by(const char *dir, dev_t dev, char *who, size_t size);
 

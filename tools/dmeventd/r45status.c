@@ -620,7 +620,7 @@ void r45_progress_format(const struct r45_progress *p, char *buf, size_t size)
 
 	if (!size)
 		return;
-	if (!p->running) {
+	if (!p->running || !p->total) {
 		snprintf(buf, size, "-");
 		return;
 	}

@@ -28,6 +28,7 @@
  * Exit status: 0 done, 1 failed (the message says why), 2 usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -44,7 +45,6 @@
 #include "r45desc.h"
 #include "r45status.h"
 
-#define TABLE_MAX 8192
 
 static const char *prog = "raid45ctl";
 
@@ -59,7 +59,7 @@ void ctl_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void usage(FILE *f)
+void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s create <name> [--type TYPE] [--chunk SECTORS] [--region SECTORS]\n"
@@ -133,7 +133,7 @@ static int desc_path(const char *name, char *path, size_t size)
 	return 0;
 }
 
-static int load(const char *name, struct r45desc *d, char *path, size_t size)
+int load(const char *name, struct r45desc *d, char *path, size_t size)
 {
 	char err[512];
 	int r = desc_path(name, path, size);
@@ -148,7 +148,7 @@ static int load(const char *name, struct r45desc *d, char *path, size_t size)
 	return r;
 }
 
-static int parse_uint(const char *what, const char *s, uint64_t max, uint64_t *v)
+int parse_uint(const char *what, const char *s, uint64_t max, uint64_t *v)
 {
 	char *end;
 
@@ -161,7 +161,7 @@ static int parse_uint(const char *what, const char *s, uint64_t max, uint64_t *v
 	return 0;
 }
 
-static int parse_idx(const struct r45desc *d, const char *s, unsigned int *idx)
+int parse_idx(const struct r45desc *d, const char *s, unsigned int *idx)
 {
 	uint64_t v;
 
@@ -176,6 +176,30 @@ static int parse_idx(const struct r45desc *d, const char *s, unsigned int *idx)
 }
 
 /* ---- create ---- */
+
+/* fsync the directory that holds path (a directory just made): 0 or -errno */
+static int sync_parent(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	int fd, r = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd))
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (r)
+		ctl_error("%s: cannot sync it after making %s: %s", dir, path, strerror(-r));
+	return r;
+}
 
 static int cmd_create(int argc, char **argv)
 {
@@ -308,8 +332,22 @@ static int cmd_create(int argc, char **argv)
 		ctl_error("a device-mapper device %s exists already", d.name);
 		return 1;
 	}
-	if (!d.uuid[0])
+	if (!d.uuid[0]) {
 		random_uuid(d.uuid, sizeof(d.uuid));
+	} else {
+		char found[PATH_MAX];
+
+		/* the plugin finds a renamed device's description by its UUID */
+		r = r45desc_find(r45desc_dir(), d.name, d.uuid, found, sizeof(found), err,
+				 sizeof(err));
+		if (r != -ENOENT) {
+			ctl_error("--uuid %s: %s", d.uuid,
+				  r ? err : "another description gives it already");
+			if (!r)
+				ctl_error("it is %s", found);
+			return 1;
+		}
+	}
 
 	/* the members */
 	for (i = 0; i < d.nr_members; i++) {
@@ -328,7 +366,8 @@ static int cmd_create(int argc, char **argv)
 			}
 		if (described_elsewhere(m, rdev[i], force))
 			return 1;
-		stable_path(m, rdev[i], d.m[i].path, sizeof(d.m[i].path));
+		if (stable_path(m, rdev[i], force, d.m[i].path, sizeof(d.m[i].path)))
+			return 1;
 		d.m[i].offset = offset;
 		d.m[i].state = R45DESC_CURRENT;
 	}
@@ -359,7 +398,8 @@ static int cmd_create(int argc, char **argv)
 			return 1;
 		}
 		d.disk_log = true;
-		stable_path(log, lr, d.log_dev, sizeof(d.log_dev));
+		if (stable_path(log, lr, force, d.log_dev, sizeof(d.log_dev)))
+			return 1;
 	}
 
 	/* everything checked once more, as activate will read it */
@@ -386,7 +426,11 @@ static int cmd_create(int argc, char **argv)
 	free(text);
 
 	/* the description first: the device never runs undescribed */
-	if (mkdir(r45desc_dir(), 0755) && errno != EEXIST) {
+	if (!mkdir(r45desc_dir(), 0755)) {
+		/* the new directory durable in its parent */
+		if (sync_parent(r45desc_dir()))
+			return 1;
+	} else if (errno != EEXIST) {
 		ctl_error("%s: %s", r45desc_dir(), strerror(errno));
 		return 1;
 	}
@@ -394,6 +438,9 @@ static int cmd_create(int argc, char **argv)
 	r = r45desc_create(path, &d, err, sizeof(err));
 	if (r) {
 		ctl_error("%s", err);
+		/* linked, then not synced: our own undone, never another's */
+		if (r != -EEXIST)
+			r45desc_remove(path, d.uuid, err, sizeof(err));
 		return 1;
 	}
 	r = dm_create(&d, params);
@@ -441,6 +488,7 @@ static int cmd_activate(int argc, char **argv)
 	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
 	bool degraded = false;
 	unsigned int i, absent = 0, flags = 0;
+	uint32_t gone = 0;
 	int r, a;
 
 	for (a = 2; a < argc; a++) {
@@ -473,6 +521,7 @@ static int cmd_activate(int argc, char **argv)
 		if (!stat(d.m[i].path, &sb) && S_ISBLK(sb.st_mode))
 			continue;
 		absent++;
+		gone |= 1u << i;
 		if (degraded) {
 			fprintf(stderr, "%s: warning: member %u (%s) is not there: activated without it\n",
 				prog, i, d.m[i].path);
@@ -487,6 +536,21 @@ static int cmd_activate(int argc, char **argv)
 		      d.name, absent == 1 ? "" : "s");
 		return 1;
 	}
+	/*
+	 * Recorded failed before the array can take a write: from the first
+	 * write on, the member left out is stale, and the next activation,
+	 * with the disk back, must not take it as current (as md drops a
+	 * member whose event count is behind).
+	 */
+	if (absent && r45desc_record_failed(path, gone, d.nr_members, NULL, err, sizeof(err))) {
+		ctl_error("%s: not activated: the member%s left out could not be recorded failed",
+			  err, absent == 1 ? "" : "s");
+		return 1;
+	}
+	for (i = 0; i < d.nr_members; i++)
+		if (gone & (1u << i))
+			printf("%s: member %u recorded failed in %s (raid45ctl replace %s %u <device> rebuilds it)\n",
+			       d.name, i, path, d.name, i);
 	if (r45desc_table(&d, flags, params, sizeof(params), err, sizeof(err))) {
 		ctl_error("%s", err);
 		return 1;
@@ -505,6 +569,7 @@ static int cmd_activate(int argc, char **argv)
 static int cmd_deactivate(int argc, char **argv)
 {
 	struct r45desc d;
+	struct r45_status st;
 	char path[PATH_MAX], uuid[R45DESC_UUID_MAX];
 	int r;
 
@@ -524,6 +589,17 @@ static int cmd_deactivate(int argc, char **argv)
 		      d.name, uuid, d.uuid);
 		return 1;
 	}
+	/*
+	 * A member the kernel failed that the description still calls
+	 * current would be taken as current by the next activation.
+	 */
+	r = dm_status(d.name, &st);
+	if (r || st.nr_members != d.nr_members) {
+		ctl_error("cannot read the raid45 status of %s: not removed", d.name);
+		return 1;
+	}
+	if (unrecorded_failure(&d, &st, -1))
+		return 1;
 	r = dm_simple(DM_DEVICE_REMOVE, d.name, true);
 	if (r) {
 		ctl_error("removing %s: %s%s", d.name, strerror(-r),
@@ -676,317 +752,6 @@ static int cmd_status(int argc, char **argv)
 		       st.mismatches, st.read_errors_repaired, st.unprotected_regions,
 		       st.unsafe_reads);
 	printf("  described in %s\n", path);
-	return 0;
-}
-
-/* ---- recording ---- */
-
-static int cmd_fail_record(int argc, char **argv)
-{
-	struct r45desc d;
-	char path[PATH_MAX], err[512];
-	unsigned int idx;
-	uint32_t changed;
-
-	if (argc != 3) {
-		usage(stderr);
-		return 2;
-	}
-	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
-		return 1;
-	if (r45desc_record_failed(path, 1u << idx, d.nr_members, &changed, err, sizeof(err))) {
-		ctl_error("%s", err);
-		return 1;
-	}
-	if (changed)
-		printf("%s: member %u recorded failed in %s\n", d.name, idx, path);
-	else
-		printf("%s: member %u is %s already: nothing to record\n", d.name, idx,
-		       r45desc_state_name(d.m[idx].state));
-	return 0;
-}
-
-#define STATE(s) (1u << (s))
-
-/*
- * Under the description's lock: member idx's state (and path) changed,
- * saved, if its state there is still one of from (the plugin may have
- * recorded something since the description was read).
- */
-static int set_member(const char *path, unsigned int idx, const struct r45desc_member *m,
-		      unsigned int from, struct r45desc *out)
-{
-	char err[512];
-	int lock = r45desc_lock(path, err, sizeof(err)), r;
-
-	if (lock < 0) {
-		ctl_error("%s", err);
-		return lock;
-	}
-	r = r45desc_load(path, out, err, sizeof(err));
-	if (!r && (idx >= out->nr_members || !(from & STATE(out->m[idx].state)))) {
-		snprintf(err, sizeof(err), "%s: member %u is %s now: changed meanwhile, not changed here",
-			 path, idx, idx < out->nr_members ? r45desc_state_name(out->m[idx].state) : "gone");
-		r = -EAGAIN;
-	}
-	if (!r) {
-		out->m[idx] = *m;
-		r = r45desc_save(path, out, err, sizeof(err));
-	}
-	r45desc_unlock(lock);
-	if (r)
-		ctl_error("%s", err);
-	return r;
-}
-
-/*
- * The members the kernel has failed that the description d does not call
- * failed or missing (except; and those the table leaves out, "- -",
- * which have nothing to record): a reload's or readd's suspend must not
- * run before they are recorded.  Printed; true if there is one.
- */
-static bool unrecorded_failure(const struct r45desc *d, const struct r45_status *st,
-			       int except)
-{
-	unsigned int i;
-	bool any = false;
-
-	for (i = 0; i < st->nr_members && i < d->nr_members; i++) {
-		if ((int)i == except || !st->members[i].dead || st->members[i].missing ||
-		    d->m[i].state == R45DESC_FAILED || d->m[i].state == R45DESC_MISSING)
-			continue;
-		ctl_error("member %u of %s has failed, but the description calls it %s: not suspended until it is recorded (raid45ctl fail-record %s %u)",
-			  i, d->name, r45desc_state_name(d->m[i].state), d->name, i);
-		any = true;
-	}
-	return any;
-}
-
-static int cmd_readd(int argc, char **argv)
-{
-	struct r45desc d;
-	struct r45desc_member m;
-	struct r45_status st;
-	char path[PATH_MAX], msg[32], uuid[R45DESC_UUID_MAX];
-	unsigned int idx, i;
-	int r, r2;
-
-	if (argc != 3) {
-		usage(stderr);
-		return 2;
-	}
-	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
-		return 1;
-	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {
-		ctl_error("%s is not active: a readd takes back a member the running array failed (its record of what was written since lives in memory); for an inactive array: raid45ctl replace %s %u %s",
-		      d.name, d.name, idx, d.m[idx].path[0] ? d.m[idx].path : "<device>");
-		return 1;
-	}
-	if (d.m[idx].state != R45DESC_FAILED && d.m[idx].state != R45DESC_CURRENT) {
-		ctl_error("member %u is %s in the description: only a failed member is re-added", idx,
-		      r45desc_state_name(d.m[idx].state));
-		return 1;
-	}
-	for (i = 0; i < d.nr_members; i++)
-		if (d.m[i].state == R45DESC_REBUILDING) {
-			ctl_error("member %u is being rebuilt: one rebuild at a time", i);
-			return 1;
-		}
-	r = dm_status(d.name, &st);
-	if (r || st.nr_members != d.nr_members || !st.members[idx].dead ||
-	    st.members[idx].missing) {
-		ctl_error("member %u of %s is not a failed member in the kernel%s", idx, d.name,
-		      r ? ": cannot read the status" : "");
-		return 1;
-	}
-	if (unrecorded_failure(&d, &st, (int)idx))
-		return 1;
-	r = dm_simple(DM_DEVICE_SUSPEND, d.name, false);
-	if (r) {
-		ctl_error("suspending %s: %s", d.name, strerror(-r));
-		return 1;
-	}
-	snprintf(msg, sizeof(msg), "readd %u", idx);
-	r = dm_message(d.name, msg);
-	r2 = dm_simple(DM_DEVICE_RESUME, d.name, true);
-	if (r2)
-		ctl_error("resuming %s: %s: it is left suspended (dmsetup resume %s)", d.name,
-		      strerror(-r2), d.name);
-	if (r) {
-		ctl_error("readd of member %u refused: %s (the kernel log says why)", idx, strerror(-r));
-		return 1;
-	}
-	/* rebuilding until the plugin (or replace) records its end */
-	m = d.m[idx];
-	m.state = R45DESC_REBUILDING;
-	if (set_member(path, idx, &m, STATE(R45DESC_FAILED) | STATE(R45DESC_CURRENT), &d)) {
-		ctl_error("the readd runs, but the description still calls member %u failed: the next activation starts without it",
-		      idx);
-		return 1;
-	}
-	printf("%s: member %u re-added, rebuilding the regions written while it was out; recorded rebuilding in %s\n",
-	       d.name, idx, path);
-	return r2 ? 1 : 0;
-}
-
-/*
- * A rebuild the kernel finished, recorded (what the plugin does when
- * it monitors the array): only once the kernel has the member alive, not
- * rebuilding, and every region in sync.
- */
-static int cmd_rebuilt(int argc, char **argv)
-{
-	struct r45desc d;
-	struct r45_status st;
-	char path[PATH_MAX], err[512], uuid[R45DESC_UUID_MAX];
-	unsigned int idx;
-	uint32_t changed;
-	dev_t devs[R45_MAX_MEMBERS] = { 0 };
-	int r;
-
-	if (argc != 3) {
-		usage(stderr);
-		return 2;
-	}
-	if (load(argv[1], &d, path, sizeof(path)) || parse_idx(&d, argv[2], &idx))
-		return 1;
-	if (d.m[idx].state != R45DESC_REBUILDING) {
-		ctl_error("member %u is %s, not rebuilding", idx, r45desc_state_name(d.m[idx].state));
-		return 1;
-	}
-	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {
-		ctl_error("%s is not active: only the running array can say its rebuild finished", d.name);
-		return 1;
-	}
-	r = dm_status(d.name, &st);
-	if (r || st.nr_members != d.nr_members) {
-		ctl_error("cannot read the raid45 status of %s", d.name);
-		return 1;
-	}
-	if (st.members[idx].dead || st.members[idx].missing || st.members[idx].rebuilding ||
-	    st.in_sync != st.regions) {
-		ctl_error("the rebuild of member %u has not finished: %s, %" PRIu64 "/%" PRIu64 " regions in sync",
-		      idx, st.members[idx].dead ? "it failed" :
-		      st.members[idx].rebuilding ? "still rebuilding" : "not current", st.in_sync,
-		      st.regions);
-		return 1;
-	}
-	/* the rebuilt data durable first: a flush reaches every member */
-	if (st.held) {
-		ctl_error("writes to %s are held for a failure: record it first (raid45ctl fail-record)", d.name);
-		return 1;
-	}
-	if (dm_flush(d.name))
-		return 1;
-	devs[idx] = makedev(st.members[idx].major, st.members[idx].minor);
-	if (r45desc_record_rebuilt(path, 1u << idx, d.nr_members, devs, &changed, err, sizeof(err))) {
-		ctl_error("%s", err);
-		return 1;
-	}
-	printf("%s: member %u recorded current in %s\n", d.name, idx, path);
-	return 0;
-}
-
-static int cmd_replace(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct r45desc d;
-	struct r45desc_member m;
-	struct r45_status st;
-	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
-	uint64_t sectors, offset = 0, need;
-	bool force = false, has_offset = false;
-	unsigned int idx, i, parity;
-	dev_t rdev;
-	int c;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'o') {
-			if (parse_uint("--offset", optarg, INT64_MAX, &offset))
-				return 2;
-			has_offset = true;
-		} else if (c == 'f') {
-			force = true;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (argc - optind != 3) {
-		usage(stderr);
-		return 2;
-	}
-	if (load(argv[optind], &d, path, sizeof(path)) || parse_idx(&d, argv[optind + 1], &idx))
-		return 1;
-	if (d.m[idx].state == R45DESC_CURRENT) {
-		ctl_error("member %u is current: raid45ctl fail-record %s %u first if it is to go",
-		      idx, d.name, idx);
-		return 1;
-	}
-	for (i = 0; i < d.nr_members; i++)
-		if (i != idx && d.m[i].state == R45DESC_REBUILDING) {
-			ctl_error("member %u is being rebuilt: one rebuild at a time", i);
-			return 1;
-		}
-	if (!has_offset) {
-		offset = d.m[idx].offset;
-		for (i = 0; !d.m[idx].path[0] && i < d.nr_members; i++)
-			if (d.m[i].path[0]) {
-				offset = d.m[i].offset;
-				break;
-			}
-	}
-	if (check_member(argv[optind + 2], force, &sectors, &rdev))
-		return 1;
-	parity = r45desc_parity_members(d.type);
-	need = offset + d.size / (d.nr_members - parity);
-	if (sectors < need) {
-		ctl_error("%s has %" PRIu64 " sectors, member %u needs %" PRIu64 " (offset %" PRIu64 " + %" PRIu64 ")",
-		      argv[optind + 2], sectors, idx, need, offset, need - offset);
-		return 1;
-	}
-	memset(&m, 0, sizeof(m));
-	stable_path(argv[optind + 2], rdev, m.path, sizeof(m.path));
-	for (i = 0; i < d.nr_members; i++)
-		if (i != idx && !strcmp(d.m[i].path, m.path)) {
-			ctl_error("%s is member %u already", m.path, i);
-			return 1;
-		}
-	m.offset = offset;
-	m.state = R45DESC_REBUILDING;
-	/* recorded first: whatever happens next, it is never taken for current */
-	if (set_member(path, idx, &m, STATE(R45DESC_FAILED) | STATE(R45DESC_MISSING) |
-		       STATE(R45DESC_REBUILDING), &d))
-		return 1;
-	printf("%s: member %u is %s, recorded rebuilding in %s\n", d.name, idx, m.path, path);
-	if (dm_active(d.name, uuid, sizeof(uuid)) != 1 || strcmp(uuid, d.uuid)) {
-		printf("%s is not active: the rebuild starts when it is (raid45ctl activate %s)\n",
-		       d.name, d.name);
-		return 0;
-	}
-	if (r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err))) {
-		ctl_error("%s", err);
-		return 1;
-	}
-	if (dm_status(d.name, &st) || st.nr_members != d.nr_members) {
-		ctl_error("cannot read the raid45 status of %s: not reloaded", d.name);
-		return 1;
-	}
-	/*
-	 * idx was failed, missing or rebuilding before this call (current is
-	 * refused above): whatever its device did, the new table replaces it
-	 */
-	if (unrecorded_failure(&d, &st, (int)idx))
-		return 1;
-	if (dm_reload(&d, params))
-		return 1;
-	printf("%s: table reloaded, rebuild of member %u started: 0 %" PRIu64 " raid45 %s\n",
-	       d.name, idx, d.size, params);
 	return 0;
 }
 

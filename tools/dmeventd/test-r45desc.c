@@ -681,7 +681,12 @@ static void test_stable_path(void)
 	r = r45desc_used_by(tmpdir, sb.st_rdev, out, sizeof(out));
 	CHECK(r == 1 && strstr(out, "the log device (/dev/loop0) of the array r5"), "log: %d %s", r, out);
 	CHECK(r45desc_used_by("/nonexistent-dir", sb.st_rdev, out, sizeof(out)) == 0, "no dir");
+	/* a description that cannot be read may name it: not "unused" */
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/r6.conf", tmpdir);
+	put_file(path, "version 1\nname r6\nchunk x\n");
+	r = r45desc_used_by(tmpdir, sb.st_rdev + 1000, out, sizeof(out));
+	CHECK(r == 1 && strstr(out, "r6.conf, which cannot be read"), "damaged: %d %s", r, out);
 	report("r45desc-stable-path-used-by", before);
 }
 
