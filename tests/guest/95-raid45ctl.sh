@@ -308,7 +308,8 @@ check_data "activated with the spare"
 # about 10 s here, against 1.3 s at 5) shows its place, rate and ETA;
 # the two raw lines are printed for tests/unit (r45status's progress)
 SDELAY=/sys/bus/pseudo/drivers/scsi_debug/delay
-echo 50 >$SDELAY || die "scsi_debug delay"
+for i in $(seq 100); do echo 50 2>/dev/null >$SDELAY && break; sleep 0.1; done
+[ "$(cat $SDELAY)" = 50 ] || die "scsi_debug delay 50: $(cat $SDELAY)"
 dmsetup message r5 0 check || die "check refused"
 sleep 0.3
 echo "status line $(date +%s.%N): $(dmsetup status r5)"
@@ -322,7 +323,9 @@ dmsetup message r5 0 frozen || die "frozen refused"
 grep -Eq "^  action: frozen at [0-9]+\.[0-9]% \([0-9.]+ [KMG]iB of [0-9.]+ MiB\) \(" /tmp/st ||
 	die "frozen check: $(cat /tmp/st)"
 dmsetup message r5 0 idle || die "idle refused"
-echo 0 >$SDELAY || die "scsi_debug delay 0"
+# scsi_debug refuses a new delay (EBUSY) while commands are queued
+for i in $(seq 100); do echo 0 2>/dev/null >$SDELAY && break; sleep 0.1; done
+[ "$(cat $SDELAY)" = 0 ] || die "scsi_debug delay 0: $(cat $SDELAY)"
 "$CTL" status r5 --interval 1 >/tmp/st || die "raid45ctl status, idle"
 grep -q "^  action: idle$" /tmp/st || die "idle: $(cat /tmp/st)"
 step "B: raid45ctl status showed the check's place, rate and ETA, then frozen and idle"
