@@ -33,7 +33,13 @@
 #     order), the spare put in, recorded rebuilding then current with its
 #     path; "reboot" with the old disk back: the activation uses the
 #     spare, not the old disk; data right, the target's check finds no
-#     mismatch, the raw disks' parity right.
+#     mismatch, the raw disks' parity right.  raid45ctl status shows a
+#     check slowed by the disks with its place, rate and ETA, then
+#     frozen, then idle.
+#  C  no monitor: a disk not there at activation; activate refuses,
+#     activate --degraded records it failed before the device exists;
+#     written degraded; "reboot" with the disk back: not taken; replace,
+#     rebuilt (by hand: no monitor); data and parity right.
 . "$(dirname "$0")/lib.sh"
 load_module
 
@@ -338,3 +344,33 @@ wait_in_sync r5 4 60
 parity "/dev/${sd[0]}" "/dev/${sd[1]}" "/dev/${sd[4]}" "/dev/${sd[3]}"
 [ "$(grep -c ' current$' "$DESC")" = 4 ] || die "description: $(cat "$DESC")"
 step "B ok: the spare recorded and used at the next activation, data and parity ($(cat /tmp/pc)) right"
+
+# ---- C: activate --degraded records the member it leaves out failed
+# (the second review's finding 1): with no monitor at all, writes go on
+# at once, so the record must come before the device exists
+step "C: member 3's disk not there at activation"
+mv "$(byid 3)" /tmp/link3 || die "hide member 3's link"
+expect_fail "activation with a disk not there" "$CTL" activate r5
+grep -q "member 3 (.*) is not there" /tmp/expect_fail.out || die "activate: $(cat /tmp/expect_fail.out)"
+"$CTL" activate r5 --degraded || die "raid45ctl activate --degraded"
+mv /tmp/link3 "$(byid 3)" || die "member 3's link back"
+[ "$(desc_member 3)" = "$(byid 3) 0 failed" ] || die "--degraded did not record member 3 failed: $(cat "$DESC")"
+[ "$(table_members)" = "-1 $(mm 0) 0 $(mm 1) 0 $(mm 4) 0 - -" ] || die "degraded table: $(dmsetup table r5)"
+toff=$(date +%s%6N)
+start_writer
+stop_writer 8 "$toff"
+check_data "degraded, written without member 3"
+"$CTL" deactivate r5 || die "deactivate (member 3 recorded failed)"
+"$CTL" activate r5 || die "activate with member 3's disk back"
+[ "$(table_members)" = "-1 $(mm 0) 0 $(mm 1) 0 $(mm 4) 0 - -" ] ||
+	die "activation took member 3's stale disk: $(dmsetup table r5)"
+check_data "member 3's disk back, not taken"
+"$CTL" replace r5 3 "$(byid 3)" || die "replace r5 3"
+for i in $(seq 600); do [ "$(health r5 4)" = AAAA ] && break; sleep 0.1; done
+wait_in_sync r5 4 60
+"$CTL" rebuilt r5 3 || die "raid45ctl rebuilt r5 3"
+[ "$(desc_member 3)" = "$(byid 3) 0 current" ] || die "rebuilt: $(cat "$DESC")"
+check_data "member 3 rebuilt"
+"$CTL" deactivate r5 || die "deactivate"
+parity "/dev/${sd[0]}" "/dev/${sd[1]}" "/dev/${sd[4]}" "/dev/${sd[3]}"
+step "C ok: left out, recorded failed before any write, not taken back, rebuilt; data and parity ($(cat /tmp/pc)) right"
