@@ -23,6 +23,26 @@ int r45boot_stat_devno(const char *path, dev_t *dev, void *ctx)
 	return 0;
 }
 
+int r45boot_alias_devno(const char *path, dev_t *dev, void *ctx)
+{
+	const struct r45boot_aliases *a = ctx;
+	unsigned int i;
+
+	for (i = 0; i < a->nr; i++) {
+		const char *n = a->names[i];
+
+		if (n[0] != '/' && !strncmp(path, "/dev/", 5))
+			n = !strcmp(path + 5, n) ? path : NULL;
+		else if (strcmp(path, n))
+			n = NULL;
+		if (n) {
+			*dev = a->dev;
+			return 0;
+		}
+	}
+	return a->next(path, dev, a->next_ctx);
+}
+
 static bool needed(const struct r45desc_member *m)
 {
 	return m->state == R45DESC_CURRENT || m->state == R45DESC_REBUILDING;
@@ -103,7 +123,7 @@ enum r45boot_action r45boot_decide(const struct r45desc *d, const struct r45boot
 	if (r45boot_complete(v))
 		return R45BOOT_ACTIVATE;
 	if (!d->boot_degraded)
-		return R45BOOT_NEVER;
+		return elapsed < R45BOOT_SETTLE ? R45BOOT_WAIT : R45BOOT_NEVER;
 	if (elapsed < d->boot_degraded)
 		return R45BOOT_WAIT;
 	if (v->log_absent)

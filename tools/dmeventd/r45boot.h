@@ -8,12 +8,14 @@
  * and boot commands (r45ctl-boot.c) run it for udev and the units.
  *
  * The design, in short: a udev rule (tools/systemd/69-raid45.rules)
- * runs "raid45ctl incremental --export $devnode" for every block device
- * that appears; it names the systemd units to start: raid45@<array> for
- * an array all of whose needed devices are there (it activates it and
- * registers it with dmeventd), raid45-last-resort@<array> for one that
- * still misses some and whose description allows a degraded start
- * ("boot-degraded <seconds>").  Devices present before udev runs are
+ * runs "raid45ctl incremental --export $devnode $links" for every block
+ * device that appears (its by-id links are made only after the rules
+ * ran: $links names them); it names the systemd units to start:
+ * raid45@<array> for an array all of whose needed devices are there (it
+ * activates it and registers it with dmeventd), raid45-last-resort@<array>
+ * for one that still misses some: it waits for them, and once the
+ * description's "boot-degraded <seconds>" have passed starts the array
+ * without them (never, without that key).  Devices present before udev runs are
  * seen by the coldplug ("udevadm trigger" at boot, as for md), so no
  * activate-all service is needed.  The bound is the description's: a
  * timer's delay is fixed in its unit file, so the last-resort service
@@ -36,6 +38,20 @@
  */
 typedef int (*r45boot_devno_fn)(const char *path, dev_t *dev, void *ctx);
 int r45boot_stat_devno(const char *path, dev_t *dev, void *ctx);
+
+/*
+ * The appearing device under the names udev gives it ($links: its
+ * by-id links, made only once its rules have run, relative to /dev or
+ * absolute) as well as by stat(): the devno function of incremental.
+ */
+struct r45boot_aliases {
+	dev_t dev;
+	char *const *names;
+	unsigned int nr;
+	r45boot_devno_fn next;	/* for every other path (r45boot_stat_devno) */
+	void *next_ctx;
+};
+int r45boot_alias_devno(const char *path, dev_t *dev, void *ctx);
 
 /* What is there of a description's devices. */
 struct r45boot_view {
@@ -68,6 +84,15 @@ bool r45boot_names(const struct r45boot_view *v);
 /* every needed device is there: the array can be activated as described */
 bool r45boot_complete(const struct r45boot_view *v);
 
+/*
+ * Seconds the last-resort service of an array that is never started
+ * degraded still waits for its members: udev runs the rules of devices
+ * that appear together at the same time, and each sees the by-id links of
+ * the others only once their rules have run, so none of them may find
+ * the array complete; the service, started by the first, sees them all.
+ */
+#define R45BOOT_SETTLE 10
+
 enum r45boot_action {
 	R45BOOT_ACTIVATE,	/* every needed device there: activate */
 	R45BOOT_WAIT,		/* some absent, the bound not reached: wait */
@@ -79,7 +104,7 @@ enum r45boot_action {
 /*
  * What the last-resort service does with d after waiting elapsed
  * seconds (since it started: the first of the array's devices seen).
- * R45BOOT_CANNOT: the disk log absent, or more members out (absent,
+ * R45BOOT_NEVER once R45BOOT_SETTLE seconds have passed.  R45BOOT_CANNOT: the disk log absent, or more members out (absent,
  * failed, missing, rebuilding) than the type's parity.
  */
 enum r45boot_action r45boot_decide(const struct r45desc *d, const struct r45boot_view *v,

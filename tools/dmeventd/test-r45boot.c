@@ -245,10 +245,23 @@ static void test_decide(void)
 	appear(&f, "/dev/C", makedev(8, 32));
 	r45boot_look(&d, 0, fake_devno, &f, &v);
 	CHECK(v.absent == 0x8, "D absent: %x", v.absent);
-	/* a version 1 file (no boot-degraded): never, whatever the time */
-	CHECK(r45boot_decide(&d, &v, 0) == R45BOOT_NEVER &&
+	/*
+	 * a version 1 file (no boot-degraded): never degraded, whatever the
+	 * time; it waits only for the devices udev is still settling
+	 */
+	CHECK(r45boot_decide(&d, &v, 0) == R45BOOT_WAIT &&
+	      r45boot_decide(&d, &v, R45BOOT_SETTLE - 1) == R45BOOT_WAIT, "never, settling: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, 0)));
+	CHECK(r45boot_decide(&d, &v, R45BOOT_SETTLE) == R45BOOT_NEVER &&
 	      r45boot_decide(&d, &v, 100000) == R45BOOT_NEVER, "never: %s",
 	      r45boot_action_name(r45boot_decide(&d, &v, 100000)));
+	/* complete within the settling: activated */
+	appear(&f, "/dev/D", makedev(8, 48));
+	r45boot_look(&d, 0, fake_devno, &f, &v);
+	CHECK(r45boot_decide(&d, &v, 3) == R45BOOT_ACTIVATE, "never, complete: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, 3)));
+	f.n = 3;
+	r45boot_look(&d, 0, fake_devno, &f, &v);
 	d.boot_degraded = 10;
 	CHECK(r45boot_decide(&d, &v, 9) == R45BOOT_WAIT, "9 of 10 s: %s",
 	      r45boot_action_name(r45boot_decide(&d, &v, 9)));
@@ -266,6 +279,48 @@ static void test_decide(void)
 	r45boot_look(&d, 0, fake_devno, &f, &v);
 	CHECK(r45boot_decide(&d, &v, 10) == R45BOOT_CANNOT, "raid6, three absent");
 	report("r45boot-decide", before);
+}
+
+/* the appearing device's links, not made yet, count as its names */
+static void test_aliases(void)
+{
+	int before = failures;
+	struct fake f = { 0 };
+	char *names[] = { "disk/by-id/C", "/dev/disk/by-path/pci-3", "disk/by-uuid/x" };
+	struct r45boot_aliases a = {
+		.dev = makedev(8, 32), .names = names, .nr = 3, .next = fake_devno, .next_ctx = &f,
+	};
+	struct r45desc d;
+	struct r45boot_view v;
+	char text[2048];
+	dev_t dev = 0;
+
+	CHECK(!r45boot_alias_devno("/dev/disk/by-id/C", &dev, &a) && dev == makedev(8, 32),
+	      "relative link");
+	dev = 0;
+	CHECK(!r45boot_alias_devno("/dev/disk/by-path/pci-3", &dev, &a) && dev == makedev(8, 32),
+	      "absolute link");
+	CHECK(r45boot_alias_devno("/dev/disk/by-id/c", &dev, &a) == -ENOENT, "case matters");
+	CHECK(r45boot_alias_devno("/disk/by-id/C", &dev, &a) == -ENOENT, "not under /dev");
+	CHECK(r45boot_alias_devno("/dev/disk/by-id/CC", &dev, &a) == -ENOENT, "a longer name");
+	appear(&f, "/dev/disk/by-id/A", makedev(8, 0));
+	appear(&f, "/dev/disk/by-id/D", makedev(8, 48));
+	CHECK(!r45boot_alias_devno("/dev/disk/by-id/A", &dev, &a) && dev == makedev(8, 0),
+	      "other paths: the next lookup");
+
+	/* C, the last needed one, appears by its link only */
+	load(r5, &d);
+	r45boot_look(&d, makedev(8, 32), r45boot_alias_devno, &a, &v);
+	CHECK(v.dev_member == 2 && r45boot_complete(&v), "C by its link: member %d present %u",
+	      v.dev_member, v.present);
+	/* the failed member's link: not used */
+	subst(text, sizeof(text), r5, "by-id/B 0 failed", "by-id/C 0 failed");
+	subst(text + 1024, sizeof(text) - 1024, text, "by-id/C 0 current", "by-id/E 0 current");
+	load(text + 1024, &d);
+	r45boot_look(&d, makedev(8, 32), r45boot_alias_devno, &a, &v);
+	CHECK(!r45boot_names(&v) && v.dev_failed == 1 && !r45boot_complete(&v),
+	      "failed member's link: names %d failed %d", r45boot_names(&v), v.dev_failed);
+	report("r45boot-aliases", before);
 }
 
 static void test_instance(void)
@@ -301,6 +356,7 @@ int main(void)
 	test_appearing();
 	test_conflicts();
 	test_decide();
+	test_aliases();
 	test_instance();
 	return failures ? 1 : 0;
 }
