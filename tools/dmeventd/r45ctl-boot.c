@@ -181,10 +181,12 @@ int cmd_incremental(int argc, char **argv)
 		if (r45boot_instance(d.name, inst, sizeof(inst)))
 			continue;
 		if (active(&d)) {
-			if (!export)
-				printf("%s: %s is its %s%.0d: the array is active already\n", d.name,
-				       node, v.dev_log ? "disk log" : "member ",
-				       v.dev_log ? 0 : v.dev_member);
+			if (!export && v.dev_log)
+				printf("%s: %s is its disk log: the array is active already\n",
+				       d.name, node);
+			else if (!export)
+				printf("%s: %s is its member %d: the array is active already\n",
+				       d.name, node, v.dev_member);
 			continue;
 		}
 		if (r45boot_complete(&v)) {
