@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 81
+# cost: 112
 # Issue 35, item 3: activation at boot (docs/raid45.rst, "Activation at
 # boot").  The guest has neither udevd nor systemd: the test does what
 # they would.  Whole virtual SCSI disks (scsi_debug, a store per host:
@@ -38,6 +38,12 @@
 #     current member: never counted (RAID45_FAILED_MEMBER_OF, not
 #     ready); with the last current member r5 starts with "- -" for it,
 #     the new data read right.
+#  4  d5 with a disk log, "crashed" (the log's bits zeroed after a clean
+#     deactivation: every region dirty, as a crash mid-writes leaves
+#     them), a member missing at boot: the last resort's degraded start
+#     is refused by the kernel (dirty degraded) and stays refused: the
+#     unit fails pointing at --start-dirty-degraded, never adding it;
+#     the member appears: raid45@d5 starts it whole, data right.
 . "$(dirname "$0")/lib.sh"
 load_module
 
@@ -93,10 +99,11 @@ mkdir -p "$RAID45_CONF_DIR" "$DM_RAID45_MONITOR_DIR" "$U"
 chmod 755 "$RAID45_CONF_DIR"
 start_dmeventd
 
-# ---- 7 disks of 4 MiB, one per host: r5 on 0..3, b+1 on 4..6
+# ---- 11 disks of 4 MiB, one per host: r5 on 0..3, b+1 on 4..6, d5 on
+# 7..9 with its disk log on 10
 dmsetup remove_all --force >/dev/null 2>&1
 modprobe sd_mod || die "modprobe sd_mod"
-modprobe scsi_debug add_host=7 per_host_store=1 num_tgts=1 dev_size_mb=$MIB delay=0 ||
+modprobe scsi_debug add_host=11 per_host_store=1 num_tgts=1 dev_size_mb=$MIB delay=0 ||
 	die "modprobe scsi_debug"
 sdisks() {
 	local b
@@ -104,12 +111,12 @@ sdisks() {
 		grep -qs scsi_debug "$b/device/model" && [ -b "/dev/${b##*/}" ] && echo "${b##*/}"
 	done
 }
-for i in $(seq 100); do [ "$(sdisks | wc -l)" = 7 ] && break; sleep 0.2; done
+for i in $(seq 100); do [ "$(sdisks | wc -l)" = 11 ] && break; sleep 0.2; done
 # each disk by its SCSI address (host:channel:target:lun), stable across
 # a delete and a rescan of its host; its kernel name may change
 hctl=()
 for d in $(sdisks); do hctl+=("$(basename "$(readlink -f "/sys/block/$d/device")")"); done
-[ "${#hctl[@]}" = 7 ] || die "scsi_debug: ${#hctl[@]} of 7 disks"
+[ "${#hctl[@]}" = 11 ] || die "scsi_debug: ${#hctl[@]} of 11 disks"
 printf '%s\n' "${hctl[@]}" | sort -t: -k1,1n >/tmp/hctl	# no /dev/fd for <(...)
 mapfile -t hctl </tmp/hctl
 sd() { ls "/sys/bus/scsi/devices/${hctl[$1]}/block/" 2>/dev/null; }
@@ -117,8 +124,9 @@ linkname() { echo "disk/by-id/scsi-0Linux_scsi_debug_$(echo "${hctl[$1]}" | tr :
 byid() { echo "/dev/$(linkname "$1")"; }
 mm() { cat "/sys/block/$(sd "$1")/dev"; }
 mklink() { mkdir -p $BYID && ln -sfn "../../$(sd "$1")" "$(byid "$1")"; }
-for i in 0 1 2 3 4 5 6; do mklink $i; done
-step "disks: $(for i in 0 1 2 3 4 5 6; do printf '%s=%s ' "${hctl[$i]}" "$(sd $i)"; done)"
+ALL=$(seq 0 10)
+for i in $ALL; do mklink $i; done
+step "disks: $(for i in $ALL; do printf '%s=%s ' "${hctl[$i]}" "$(sd $i)"; done)"
 
 # a disk gone (as at power-off) and found again by a rescan of its host
 unplug() {
@@ -216,10 +224,10 @@ reboot_sim() {
 	local a k
 	step "\"reboot\""
 	stop_dmeventd
-	for a in r5 b+1; do
+	for a in r5 b+1 d5; do
 		dmsetup info "$a" >/dev/null 2>&1 && { "$CTL" deactivate "$a" || die "deactivate $a"; }
 	done
-	for k in 0 1 2 3 4 5 6; do unplug $k; done
+	for k in $ALL; do unplug $k; done
 	start_dmeventd
 	new_boot "$1"
 }
@@ -389,3 +397,46 @@ check_data r5 /tmp/ref5 "with the stale disk back"
 n=$(cat "$U"/*r5*.log | grep -c "^r5: active, table")
 [ "$n" = 1 ] || { cat "$U"/*r5*.log; die "r5 activated $n times"; }
 step "3 ok: the failed disk back never counted nor used, r5 activated once, data right"
+
+# ---- 4: a dirty degraded start refused by the kernel stays refused
+step "4: d5 with a disk log"
+# its disks, gone since the first "reboot", back (described nowhere yet)
+for k in 7 8 9 10; do
+	appear $k
+	[ ! -s /tmp/inc.$k ] || die "disk $k, not described: $(cat /tmp/inc.$k)"
+done
+"$CTL" create d5 --boot-degraded 60 --log "$(byid 10)" "$(byid 7)" "$(byid 8)" "$(byid 9)" \
+	>/tmp/create.out 2>&1 || { cat /tmp/create.out; die "create d5"; }
+wait_in_sync d5 3 120
+lend=$(blockdev --getsz /dev/mapper/d5)
+head -c $((lend * 512)) /dev/urandom >/tmp/refd
+dd if=/tmp/refd of=/dev/mapper/d5 bs=1M oflag=direct status=none || die "fill d5"
+"$CTL" deactivate d5 >/dev/null || die "deactivate d5"
+# dm-log's bits from byte 1024, a bit set for a clean region: zeroed, every
+# region dirty, the header (valid) kept
+region=$(awk '$1 == "region" { print $2 }' $RAID45_CONF_DIR/d5.conf)
+bytes=$((((lend + region - 1) / region + 7) / 8))
+dd if=/dev/zero of="$(byid 10)" bs=512 seek=2 count=$(((bytes + 511) / 512)) oflag=direct conv=notrunc \
+	status=none || die "dirty the log"
+sed -i "s/^boot-degraded 60$/boot-degraded $bound/" $RAID45_CONF_DIR/d5.conf
+reboot_sim 4
+dmesg -C
+for k in 10 7 8; do appear $k; done
+[ "$(inc 8 RAID45_WAITING)" = d5 ] || die "disk 8: $(cat /tmp/inc.8)"
+lr=$(unit_log raid45-last-resort@d5.service)
+[ "$(wait_exit raid45-last-resort@d5.service $((bound + 30)))" = 1 ] ||
+	{ cat "$lr"; die "d5's degraded start was not refused"; }
+grep -q "d5: member 2 still absent after $bound s (boot-degraded): starting degraded" "$lr" &&
+	grep -q "raid45ctl activate d5 --degraded --start-dirty-degraded forces it" "$lr" ||
+	die "last resort of d5: $(cat "$lr")"
+grep -q start_dirty_degraded "$lr" && die "start_dirty_degraded tried at boot: $(cat "$lr")"
+dmesg | grep -q "regions unsafe: out of sync after a crash" || die "the kernel did not refuse: $(dmesg | tail -n 5)"
+dmsetup info d5 >/dev/null 2>&1 && die "d5 active after a refused dirty degraded start"
+step "4: d5's dirty degraded start refused by the kernel, the unit failed, no start_dirty_degraded"
+appear 9
+[ "$(inc 9 RAID45_READY)" = d5 ] || die "disk 9: $(cat /tmp/inc.9)"
+[ "$(wait_exit raid45@d5.service 1)" = 0 ] || { cat "$(unit_log raid45@d5.service)"; die "raid45@d5 failed"; }
+[ "$(table_members d5 3)" = "-1 $(mm 7) 0 $(mm 8) 0 $(mm 9) 0" ] || die "d5 table: $(dmsetup table d5)"
+wait_in_sync d5 3 120
+check_data d5 /tmp/refd "whole after the refused degraded start"
+step "4 ok: d5 started whole once its member came, resynced, data right"
