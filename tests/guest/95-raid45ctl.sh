@@ -303,6 +303,29 @@ echo running >"/sys/block/${sd[2]}/device/state" || die "cannot bring ${sd[2]} b
 	die "activation after the spare: $(dmsetup table r5)"
 [ "$(health r5 4)" = AAAA ] || die "health $(health r5 4)"
 check_data "activated with the spare"
+# status in human terms: a check slowed by the disks (scsi_debug's
+# delay, in jiffies, for every command: 50 makes the 12 MiB check last
+# about 10 s here, against 1.3 s at 5) shows its place, rate and ETA;
+# the two raw lines are printed for tests/unit (r45status's progress)
+SDELAY=/sys/bus/pseudo/drivers/scsi_debug/delay
+echo 50 >$SDELAY || die "scsi_debug delay"
+dmsetup message r5 0 check || die "check refused"
+sleep 0.3
+echo "status line $(date +%s.%N): $(dmsetup status r5)"
+"$CTL" status r5 --interval 2 >/tmp/st || die "raid45ctl status during the check"
+echo "status line $(date +%s.%N): $(dmsetup status r5)"
+cat /tmp/st
+grep -Eq "^  action: check, [0-9]+\.[0-9]% \([0-9.]+ [KMG]iB of [0-9.]+ MiB\), [0-9.]+ [KMG]iB/s, ETA [0-9]+[smhd]" /tmp/st ||
+	die "no check progress with a rate and an ETA"
+dmsetup message r5 0 frozen || die "frozen refused"
+"$CTL" status r5 --interval 1 >/tmp/st || die "raid45ctl status, check frozen"
+grep -Eq "^  action: frozen at [0-9]+\.[0-9]% \([0-9.]+ [KMG]iB of [0-9.]+ MiB\) \(" /tmp/st ||
+	die "frozen check: $(cat /tmp/st)"
+dmsetup message r5 0 idle || die "idle refused"
+echo 0 >$SDELAY || die "scsi_debug delay 0"
+"$CTL" status r5 --interval 1 >/tmp/st || die "raid45ctl status, idle"
+grep -q "^  action: idle$" /tmp/st || die "idle: $(cat /tmp/st)"
+step "B: raid45ctl status showed the check's place, rate and ETA, then frozen and idle"
 # the target's own check: no mismatch
 dmsetup message r5 0 check || die "check refused"
 wait_in_sync r5 4 60

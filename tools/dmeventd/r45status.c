@@ -546,3 +546,101 @@ void r45_table_core_nosync(struct r45_table *t)
 	if (t->nr_raid_params >= 6 && !strcmp(t->raid_params[5], "sync"))
 		strcpy(t->raid_params[5], "-1");
 }
+
+int r45_progress_get(const struct r45_status *first, const struct r45_status *second,
+		     double seconds, struct r45_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!second->has_progress)
+		return -EINVAL;
+	p->action = second->action;
+	if (!second->progress_running)
+		return 0;
+	p->running = true;
+	p->done = second->progress_done;
+	p->total = second->progress_total;
+	/* a frozen action does not move: its rate would only say so */
+	if (!first || !first->progress_running || seconds <= 0 ||
+	    first->action != second->action || second->action == R45_ACTION_FROZEN ||
+	    first->progress_total != second->progress_total ||
+	    first->progress_done > second->progress_done)
+		return 0;
+	p->has_rate = true;
+	p->rate = (double)(second->progress_done - first->progress_done) / seconds;
+	if (p->rate > 0) {
+		double eta = (double)(p->total - p->done) / p->rate;
+
+		p->has_eta = true;
+		/* a rate of a sector in years: no ETA worth printing */
+		if (eta > (double)UINT32_MAX)
+			p->has_eta = false;
+		else
+			p->eta = (uint64_t)(eta + 0.5);
+	}
+	return 0;
+}
+
+static void size_str_d(double sectors, char *buf, size_t size)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = sectors / 2;
+	unsigned int u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.2f %s", v, units[u]);
+}
+
+void r45_size_str(uint64_t sectors, char *buf, size_t size)
+{
+	size_str_d((double)sectors, buf, size);
+}
+
+static void duration_str(uint64_t s, char *buf, size_t size)
+{
+	if (s >= 86400)
+		snprintf(buf, size, "%llud%02lluh", (unsigned long long)(s / 86400),
+			 (unsigned long long)(s % 86400 / 3600));
+	else if (s >= 3600)
+		snprintf(buf, size, "%lluh%02llum", (unsigned long long)(s / 3600),
+			 (unsigned long long)(s % 3600 / 60));
+	else if (s >= 60)
+		snprintf(buf, size, "%llum%02llus", (unsigned long long)(s / 60),
+			 (unsigned long long)(s % 60));
+	else
+		snprintf(buf, size, "%llus", (unsigned long long)s);
+}
+
+void r45_progress_format(const struct r45_progress *p, char *buf, size_t size)
+{
+	char done[32], total[32], rate[32], eta[32];
+	size_t o;
+
+	if (!size)
+		return;
+	if (!p->running) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	r45_size_str(p->done, done, sizeof(done));
+	r45_size_str(p->total, total, sizeof(total));
+	/* rounded down: 100.0% only when done */
+	snprintf(buf, size, "%.1f%% (%s of %s)",
+		 (double)(uint64_t)((double)p->done * 1000 / p->total) / 10, done, total);
+	if (!p->has_rate)
+		return;
+	o = strlen(buf);
+	if (p->rate <= 0) {
+		snprintf(buf + o, size - o, ", stalled");
+		return;
+	}
+	size_str_d(p->rate, rate, sizeof(rate));
+	if (p->has_eta) {
+		duration_str(p->eta, eta, sizeof(eta));
+		snprintf(buf + o, size - o, ", %s/s, ETA %s", rate, eta);
+	} else {
+		snprintf(buf + o, size - o, ", %s/s", rate);
+	}
+}

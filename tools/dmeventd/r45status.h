@@ -137,6 +137,39 @@ unsigned int r45_table_parity_members(const struct r45_table *t);
  */
 void r45_table_core_nosync(struct r45_table *t);
 
+/*
+ * An action's progress as a person reads it (raid45ctl status), from
+ * two status lines of one device read seconds apart.  The rate is known
+ * only when both lines show the same action running over the same total
+ * and the second has not gone back (a restarted action has no rate); the
+ * ETA only with a rate above zero.
+ */
+struct r45_progress {
+	enum r45_action action;	/* the second line's */
+	bool running;		/* the second line has "<done>/<total>" */
+	uint64_t done, total;	/* sectors */
+	bool has_rate;
+	double rate;		/* sectors a second */
+	bool has_eta;
+	uint64_t eta;		/* seconds */
+};
+
+/*
+ * first may be NULL (one line: no rate); seconds > 0 between the two.
+ * 0, or -EINVAL when second has no progress word (a target older than
+ * issue 35).
+ */
+int r45_progress_get(const struct r45_status *first, const struct r45_status *second,
+		     double seconds, struct r45_progress *p);
+/*
+ * "12.5% (1.20 GiB of 9.60 GiB), 35.2 MiB/s, ETA 4m05s", without the
+ * rate and ETA when unknown ("stalled" for a rate of 0), "-" when no
+ * action runs.
+ */
+void r45_progress_format(const struct r45_progress *p, char *buf, size_t size);
+/* sectors as "1.20 GiB" (KiB up to PiB) */
+void r45_size_str(uint64_t sectors, char *buf, size_t size);
+
 /* "maj:min" into two numbers: 0 or -EINVAL. */
 int r45_parse_devno(const char *word, unsigned int *major, unsigned int *minor);
 

@@ -7,7 +7,7 @@
  *   raid45ctl create <name> [options] <member|missing>...
  *   raid45ctl activate <name> [--degraded] [--start-dirty-degraded] [--if-needed]
  *   raid45ctl deactivate <name>
- *   raid45ctl status <name>
+ *   raid45ctl status <name> [--interval SECONDS]
  *   raid45ctl table <name>
  *   raid45ctl fail-record <name> <idx>
  *   raid45ctl readd <name> <idx>
@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <libdevmapper.h>
@@ -69,7 +70,7 @@ static void usage(FILE *f)
 		"           [--boot-degraded SECONDS|never] [--dry-run] <member|missing>...\n"
 		"       %s activate <name> [--degraded] [--start-dirty-degraded] [--if-needed]\n"
 		"       %s deactivate <name>\n"
-		"       %s status <name>\n"
+		"       %s status <name> [--interval SECONDS]\n"
 		"       %s table <name>\n"
 		"       %s fail-record <name> <idx>\n"
 		"       %s readd <name> <idx>\n"
@@ -562,29 +563,61 @@ static int cmd_deactivate(int argc, char **argv)
 
 /* ---- status ---- */
 
-static void size_str(uint64_t sectors, char *buf, size_t size)
+/*
+ * The status, and with a running action a second one interval seconds
+ * later for its rate and ETA (the target reports a position, not a
+ * speed).  0 or -errno.
+ */
+static int sample_progress(const char *name, double interval, struct r45_status *st,
+			   struct r45_progress *p)
 {
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)sectors / 2;
-	unsigned int u = 0;
+	struct r45_status first;
+	struct timespec t0, t1;
+	int r;
 
-	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
-		v /= 1024;
-		u++;
+	r = dm_status(name, &first);
+	if (r)
+		return r;
+	*st = first;
+	if (!first.progress_running || interval <= 0) {
+		/* a target without the progress word: "-" */
+		r45_progress_get(NULL, st, 0, p);
+		return 0;
 	}
-	snprintf(buf, size, "%.2f %s", v, units[u]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	usleep((useconds_t)(interval * 1e6));
+	r = dm_status(name, st);
+	if (r)
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r45_progress_get(&first, st, (double)(t1.tv_sec - t0.tv_sec) +
+			 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, p);
+	return 0;
 }
 
 static int cmd_status(int argc, char **argv)
 {
 	struct r45desc d;
 	struct r45_status st;
-	char path[PATH_MAX], uuid[R45DESC_UUID_MAX], sz[32], rg[32], ch[32];
+	struct r45_progress prog = { 0 };
+	char path[PATH_MAX], uuid[R45DESC_UUID_MAX], sz[32], rg[32], ch[32], pr[128];
 	unsigned int i, out = 0, dead = 0;
+	double interval = 1;
 	bool active;
 	int r;
 
-	if (argc != 2) {
+	if (argc == 4 && !strcmp(argv[2], "--interval")) {
+		char *end;
+
+		errno = 0;
+		interval = strtod(argv[3], &end);
+		if (errno || end == argv[3] || *end || !(interval >= 0 && interval <= 60)) {
+			ctl_error("--interval: seconds from 0 (no rate) to 60, not \"%s\"", argv[3]);
+			return 2;
+		}
+		argc = 2;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
 		usage(stderr);
 		return 2;
 	}
@@ -593,9 +626,10 @@ static int cmd_status(int argc, char **argv)
 	r = dm_active(d.name, uuid, sizeof(uuid));
 	active = r == 1 && !strcmp(uuid, d.uuid);
 	if (active) {
-		r = dm_status(d.name, &st);
-		if (r) {
-			ctl_error("cannot read the raid45 status of %s: %s", d.name, strerror(-r));
+		int e = sample_progress(d.name, interval, &st, &prog);
+
+		if (e) {
+			ctl_error("cannot read the raid45 status of %s: %s", d.name, strerror(-e));
 			return 1;
 		}
 		if (st.nr_members != d.nr_members) {
@@ -607,9 +641,9 @@ static int cmd_status(int argc, char **argv)
 	}
 	for (i = 0; i < d.nr_members; i++)
 		out += d.m[i].state != R45DESC_CURRENT;
-	size_str(d.size, sz, sizeof(sz));
-	size_str(d.region, rg, sizeof(rg));
-	size_str(d.chunk, ch, sizeof(ch));
+	r45_size_str(d.size, sz, sizeof(sz));
+	r45_size_str(d.region, rg, sizeof(rg));
+	r45_size_str(d.chunk, ch, sizeof(ch));
 	printf("%s: %s", d.name, !active ? "inactive" :
 	       dead > r45desc_parity_members(d.type) ? "FAILED (more members dead than parity)" :
 	       dead || out ? "active, degraded" : "active, healthy");
@@ -621,32 +655,26 @@ static int cmd_status(int argc, char **argv)
 	       d.type, d.nr_members, ch, sz, d.size, d.disk_log ? "disk " : "core",
 	       d.disk_log ? d.log_dev : "", d.nosync ? " nosync" : "", rg, d.ppl ? ", ppl" : "");
 	if (active) {
-		unsigned int pct = st.regions ? (unsigned int)(st.in_sync * 100 / st.regions) : 100;
 		int rb = r45_status_rebuilding(&st);
 
+		r45_progress_format(&prog, pr, sizeof(pr));
 		switch (st.action) {
 		case R45_ACTION_RECOVER:
-			printf("  action: rebuild of member %d, %u%% (%" PRIu64 "/%" PRIu64 " regions)\n",
-			       rb, pct, st.in_sync, st.regions);
+			printf("  action: rebuild of member %d, %s\n", rb, pr);
 			break;
 		case R45_ACTION_RESYNC:
-			printf("  action: resync, %u%% (%" PRIu64 "/%" PRIu64 " regions)\n", pct,
-			       st.in_sync, st.regions);
-			break;
 		case R45_ACTION_CHECK:
 		case R45_ACTION_REPAIR:
-			printf("  action: %s running (the target reports no progress for it)\n",
-			       r45_action_name(st.action));
+			printf("  action: %s, %s\n", r45_action_name(st.action), pr);
 			break;
 		case R45_ACTION_FROZEN:
-			printf("  action: frozen at %u%% in sync (dmsetup message %s 0 idle)\n", pct,
-			       d.name);
+			printf("  action: frozen at %s (dmsetup message %s 0 idle)\n", pr, d.name);
 			break;
 		case R45_ACTION_IDLE:
-			printf("  action: idle, %" PRIu64 "/%" PRIu64 " regions in sync\n",
-			       st.in_sync, st.regions);
+			printf("  action: idle\n");
 			break;
 		}
+		printf("  regions in sync: %" PRIu64 "/%" PRIu64 "\n", st.in_sync, st.regions);
 	}
 	for (i = 0; i < d.nr_members; i++) {
 		printf("  member %u  %-10s %s", i, r45desc_state_name(d.m[i].state),
@@ -740,7 +768,8 @@ static int set_member(const char *path, unsigned int idx, const struct r45desc_m
 
 /*
  * The members the kernel has failed that the description d does not call
- * failed or missing (except): a reload's or readd's suspend must not
+ * failed or missing (except; and those the table leaves out, "- -",
+ * which have nothing to record): a reload's or readd's suspend must not
  * run before they are recorded.  Printed; true if there is one.
  */
 static bool unrecorded_failure(const struct r45desc *d, const struct r45_status *st,
@@ -750,7 +779,7 @@ static bool unrecorded_failure(const struct r45desc *d, const struct r45_status 
 	bool any = false;
 
 	for (i = 0; i < st->nr_members && i < d->nr_members; i++) {
-		if ((int)i == except || !st->members[i].dead ||
+		if ((int)i == except || !st->members[i].dead || st->members[i].missing ||
 		    d->m[i].state == R45DESC_FAILED || d->m[i].state == R45DESC_MISSING)
 			continue;
 		ctl_error("member %u of %s has failed, but the description calls it %s: not suspended until it is recorded (raid45ctl fail-record %s %u)",
@@ -973,7 +1002,11 @@ static int cmd_replace(int argc, char **argv)
 		ctl_error("cannot read the raid45 status of %s: not reloaded", d.name);
 		return 1;
 	}
-	if (unrecorded_failure(&d, &st, -1))
+	/*
+	 * idx was failed, missing or rebuilding before this call (current is
+	 * refused above): whatever its device did, the new table replaces it
+	 */
+	if (unrecorded_failure(&d, &st, (int)idx))
 		return 1;
 	if (dm_reload(&d, params))
 		return 1;

@@ -459,11 +459,107 @@ static void test_fuzz(void)
 	report("r45status-fuzz", before);
 }
 
+static void progress_of(const char *l1, const char *l2, double seconds, struct r45_progress *p,
+			char *buf, size_t size)
+{
+	struct r45_status a, b;
+
+	parse_ok(l2, &b);
+	if (l1)
+		parse_ok(l1, &a);
+	CHECK(!r45_progress_get(l1 ? &a : NULL, &b, seconds, p), "progress of \"%s\"", l2);
+	r45_progress_format(p, buf, size);
+}
+
+/*
+ * raid45ctl status's progress, rate and ETA from two status lines read
+ * seconds apart
+ */
+static void test_progress(void)
+{
+	int before = failures;
+	struct r45_progress p;
+	struct r45_status st;
+	char buf[128];
+	const char *chk1 = "4 1:0 1:1 1:2 1:3 1 AAAA 10728/10728 1 core check 0 writable 0 0 0 - 91392/2746368";
+	const char *chk2 = "4 1:0 1:1 1:2 1:3 1 AAAA 10728/10728 1 core check 0 writable 0 0 0 - 93440/2746368";
+
+	/*
+	 * Two lines 6.12 printed in tests/guest/95-raid45ctl (a check of a
+	 * 12 MiB RAID5 on scsi_debug disks slowed by their delay), read
+	 * 1796642536.769415099 - 1796642534.473886740 s apart: 3072 sectors
+	 * in 2.2955 s, 669.13 KiB/s, 21504 sectors left in 16.07 s
+	 */
+	progress_of("4 8:0 8:16 8:64 8:48 1 AAAA 24/24 1 core check 0 writable 0 0 0 - 0/24576",
+		    "4 8:0 8:16 8:64 8:48 1 AAAA 24/24 1 core check 0 writable 0 0 0 - 3072/24576",
+		    1796642536.769415099 - 1796642534.473886740, &p, buf, sizeof(buf));
+	CHECK(p.running && p.action == R45_ACTION_CHECK && p.done == 3072 && p.total == 24576 &&
+	      p.has_rate && p.rate > 1338.2 && p.rate < 1338.3 && p.has_eta && p.eta == 16,
+	      "real lines: rate %f eta %llu", p.rate, (unsigned long long)p.eta);
+	CHECK(!strcmp(buf, "12.5% (1.50 MiB of 12.00 MiB), 669.13 KiB/s, ETA 16s"), "format: %s", buf);
+	/* 2048 sectors in 2 s: 512 KiB/s, (2746368 - 93440) / 1024 s left */
+	progress_of(chk1, chk2, 2.0, &p, buf, sizeof(buf));
+	CHECK(p.running && p.action == R45_ACTION_CHECK && p.has_rate && p.rate == 1024 &&
+	      p.has_eta && p.eta == 2591, "rate %f eta %llu", p.rate, (unsigned long long)p.eta);
+	CHECK(!strcmp(buf, "3.4% (45.62 MiB of 1.31 GiB), 512.00 KiB/s, ETA 43m11s"), "format: %s", buf);
+	/* one line: no rate */
+	progress_of(NULL, chk2, 0, &p, buf, sizeof(buf));
+	CHECK(p.running && !p.has_rate && !p.has_eta, "one line has no rate");
+	CHECK(!strcmp(buf, "3.4% (45.62 MiB of 1.31 GiB)"), "format: %s", buf);
+	/* no time between them: no rate */
+	progress_of(chk1, chk2, 0, &p, buf, sizeof(buf));
+	CHECK(p.running && !p.has_rate, "0 s: no rate");
+	/* not moved: stalled, no ETA */
+	progress_of(chk1, chk1, 1.5, &p, buf, sizeof(buf));
+	CHECK(p.has_rate && p.rate == 0 && !p.has_eta, "stalled");
+	CHECK(!strcmp(buf, "3.3% (44.62 MiB of 1.31 GiB), stalled"), "format: %s", buf);
+	/* gone back (a check started again): no rate */
+	progress_of(chk2, chk1, 1, &p, buf, sizeof(buf));
+	CHECK(p.running && !p.has_rate, "went back: no rate");
+	/* another action between the two: no rate */
+	progress_of("4 1:0 1:1 1:2 1:3 1 AAAA 357/10728 1 core resync 0 writable 0 0 0 - 91392/2746368",
+		    chk2, 1, &p, buf, sizeof(buf));
+	CHECK(p.running && p.action == R45_ACTION_CHECK && !p.has_rate, "another action: no rate");
+	/* frozen: its place, no rate */
+	progress_of("4 1:0 1:1 1:2 1:3 1 AAAA 10728/10728 1 core frozen 0 writable 0 0 0 - 248832/2746368",
+		    "4 1:0 1:1 1:2 1:3 1 AAAA 10728/10728 1 core frozen 0 writable 0 0 0 - 248832/2746368",
+		    1, &p, buf, sizeof(buf));
+	CHECK(p.running && p.action == R45_ACTION_FROZEN && !p.has_rate, "frozen: no rate");
+	CHECK(!strcmp(buf, "9.0% (121.50 MiB of 1.31 GiB)"), "format: %s", buf);
+	/* idle: "-" */
+	progress_of(NULL, "4 1:0 1:1 1:2 1:3 1 AAAA 1920/1920 1 core idle 5120 writable 0 0 0 - -",
+		    0, &p, buf, sizeof(buf));
+	CHECK(!p.running && !strcmp(buf, "-"), "idle: %s", buf);
+	/* done: 100.0%, and only then */
+	progress_of(NULL, "4 1:0 1:1 1:2 1:3 1 AAAA 10/10 1 core check 0 writable 0 0 0 - 2746367/2746368",
+		    0, &p, buf, sizeof(buf));
+	CHECK(!strncmp(buf, "99.9% ", 6), "one sector short: %s", buf);
+	/* a slow rebuild of a large array: hours, then days */
+	progress_of("4 1:0 1:1 1:2 1:3 1 AAAiA 3/40 1 core recover 0 writable 0 0 0 - 0/7814037168",
+		    "4 1:0 1:1 1:2 1:3 1 AAAiA 3/40 1 core recover 0 writable 0 0 0 - 20480/7814037168",
+		    1, &p, buf, sizeof(buf));
+	CHECK(p.has_eta && p.eta == 381544 && strstr(buf, ", 10.00 MiB/s, ETA 4d09h"), "days: %s", buf);
+	progress_of("4 1:0 1:1 1:2 1:3 1 AAAiA 3/40 1 core recover 0 writable 0 0 0 - 0/7814037168",
+		    "4 1:0 1:1 1:2 1:3 1 AAAiA 3/40 1 core recover 0 writable 0 0 0 - 409600/7814037168",
+		    1, &p, buf, sizeof(buf));
+	CHECK(strstr(buf, "(200.00 MiB of 3.64 TiB), 200.00 MiB/s, ETA 5h17m"), "hours: %s", buf);
+	/* a line of before issue 35: -EINVAL */
+	parse_ok("4 1:0 1:1 1:2 1:3 1 AAAA 40/40 1 core idle 0 writable 0 0 0 -", &st);
+	CHECK(r45_progress_get(NULL, &st, 0, &p) == -EINVAL, "no progress word");
+	r45_progress_format(&p, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "-"), "no progress word: %s", buf);
+	/* a small buffer is cut, never overrun (ASan) */
+	progress_of(chk1, chk2, 2.0, &p, buf, 8);
+	CHECK(strlen(buf) == 7, "cut: %s", buf);
+	report("r45status-progress", before);
+}
+
 int main(void)
 {
 	test_forms();
 	test_malformed();
 	test_table();
+	test_progress();
 	test_fuzz();
 	return failures ? 1 : 0;
 }
