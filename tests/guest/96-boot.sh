@@ -51,8 +51,10 @@ BT=$TOP/build/tools
 MON=$BT/raid45-monitor
 CTL=$BT/raid45ctl
 export DM_RAID45_MONITOR_DSO=$BT/libdevmapper-event-raid45.so
-export DM_RAID45_MONITOR_DIR=/run/dm-raid45
-export RAID45_CONF_DIR=/run/raid45
+# its own directories: another test of the same boot may have left its
+# descriptions (95's r5)
+export DM_RAID45_MONITOR_DIR=/run/dm-raid45-boot
+export RAID45_CONF_DIR=/run/raid45-boot
 # raid45ctl boot runs it (installed: /usr/local/sbin/raid45-monitor)
 export RAID45_MONITOR=$MON
 [ -x "$MON" ] && [ -x "$CTL" ] && [ -f "$DM_RAID45_MONITOR_DSO" ] || die "tools not built (make tools)"
@@ -89,12 +91,13 @@ finish() {
 	stop_dmeventd
 	kill "$slpid" 2>/dev/null
 	dmsetup remove_all --force >/dev/null 2>&1
-	rm -rf /dev/disk /run/udev/rules.d/69-raid45.rules
+	rm -rf /dev/disk /run/udev/rules.d/69-raid45.rules "$RAID45_CONF_DIR" "$DM_RAID45_MONITOR_DIR"
 	rmmod scsi_debug 2>/dev/null
 }
 trap finish EXIT
 for i in $(seq 50); do [ -S /dev/log ] && break; sleep 0.1; done
 : >"$MLOG"
+rm -rf "$RAID45_CONF_DIR" "$DM_RAID45_MONITOR_DIR" "$U"
 mkdir -p "$RAID45_CONF_DIR" "$DM_RAID45_MONITOR_DIR" "$U"
 chmod 755 "$RAID45_CONF_DIR"
 start_dmeventd

@@ -72,6 +72,27 @@ void boot_usage(FILE *f, const char *prog)
 	(void)prog;
 }
 
+int boot_degraded_opt(const char *arg, unsigned int *seconds)
+{
+	unsigned long v;
+	char *end;
+
+	if (!strcmp(arg, "never")) {
+		*seconds = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] < '1' || arg[0] > '9' ||
+	    v > R45DESC_BOOT_DEGRADED_MAX) {
+		ctl_error("--boot-degraded %s: never or 1..%d seconds", arg,
+			  R45DESC_BOOT_DEGRADED_MAX);
+		return -EINVAL;
+	}
+	*seconds = (unsigned int)v;
+	return 0;
+}
+
 static int conf_file(const struct dirent *e)
 {
 	size_t n = strlen(e->d_name);

@@ -293,16 +293,8 @@ static int cmd_create(int argc, char **argv)
 			dry = true;
 			break;
 		case 'B':
-			if (!strcmp(optarg, "never")) {
-				d.boot_degraded = 0;
-			} else if (parse_uint("--boot-degraded", optarg, R45DESC_BOOT_DEGRADED_MAX, &v) ||
-				   !v) {
-				ctl_error("--boot-degraded %s: never or 1..%d seconds", optarg,
-					  R45DESC_BOOT_DEGRADED_MAX);
+			if (boot_degraded_opt(optarg, &d.boot_degraded))
 				return 2;
-			} else {
-				d.boot_degraded = (unsigned int)v;
-			}
 			break;
 		default:
 			usage(stderr);
