@@ -33,6 +33,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,7 @@ int cmd_incremental(int argc, char **argv)
 	struct dirent **ents = NULL;
 	bool export = false;
 	struct stat sb;
-	int i, n, a;
+	int i, n, a, r;
 
 	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
 		if (strcmp(argv[a], "--export"))
@@ -201,7 +202,10 @@ int cmd_incremental(int argc, char **argv)
 		add(arrays, d.name);
 		if (r45boot_instance(d.name, inst, sizeof(inst)))
 			continue;
-		if (active(&d)) {
+		r = active(&d);
+		if (r < 0)
+			continue;	/* another device of its name: printed */
+		if (r) {
 			if (!export && v.dev_log)
 				printf("%s: %s is its disk log: the array is active already\n",
 				       d.name, node);
