@@ -6,8 +6,8 @@
 #   make all-kernels      module for every installed kernel with headers
 #   make sparse           sparse (C=2) over the code for every kernel
 #   make unit             userspace unit tests
-#   make tools            the dmeventd plugin, raid45-monitor and raid45ctl
-#                         (build/tools/)
+#   make tools            the dmeventd plugin, raid45-monitor and raid45ctl,
+#                         the boot units and udev rule (build/tools/)
 #   make check            everything: setup, builds, unit and VM tests
 #                         (each guest test on the kernels its header
 #                         names), ending with a time table
@@ -24,7 +24,10 @@
 #   make install-module   the module into /lib/modules/$(KVER)/updates
 #   make install-tools    the dmeventd plugin beside lvm2's plugins, the
 #                         raid45-monitor and raid45ctl commands into
-#                         /usr/local/sbin
+#                         /usr/local/sbin, the boot units (raid45@,
+#                         raid45-last-resort@) and the udev rule
+#                         (69-raid45.rules) into systemd's and udev's
+#                         directories (tools/systemd)
 
 KVER ?= $(shell scripts/kernels newest)
 KERNELS = $(shell scripts/kernels)
@@ -49,6 +52,7 @@ unit:
 
 tools:
 	$(MAKE) -C tools/dmeventd OUT=$(CURDIR)/build/tools
+	$(MAKE) -C tools/systemd OUT=$(CURDIR)/build/tools
 
 setup:
 	scripts/setup
@@ -77,7 +81,8 @@ install-module:
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
 install-tools:
-	$(MAKE) -C tools/dmeventd OUT=$(CURDIR)/build/tools install DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools/dmeventd OUT=$(CURDIR)/build/tools
+	$(MAKE) -C tools/systemd OUT=$(CURDIR)/build/tools install DESTDIR=$(DESTDIR)
 
 clean:
 	rm -rf build

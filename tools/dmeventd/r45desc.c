@@ -71,7 +71,7 @@ unsigned int r45desc_parity_members(const char *type)
 
 enum key {
 	K_VERSION, K_NAME, K_UUID, K_TYPE, K_PARITY, K_CHUNK, K_REGION, K_SIZE,
-	K_LOG, K_STRIPES, K_BANDWIDTH, K_PPL, K_MEMBERS, K_MEMBER, NR_KEYS
+	K_LOG, K_STRIPES, K_BANDWIDTH, K_PPL, K_BOOT_DEGRADED, K_MEMBERS, K_MEMBER, NR_KEYS
 };
 
 static const char *const keys[NR_KEYS] = {
@@ -79,6 +79,7 @@ static const char *const keys[NR_KEYS] = {
 	[K_TYPE] = "type", [K_PARITY] = "parity", [K_CHUNK] = "chunk",
 	[K_REGION] = "region", [K_SIZE] = "size", [K_LOG] = "log",
 	[K_STRIPES] = "stripes", [K_BANDWIDTH] = "bandwidth", [K_PPL] = "ppl",
+	[K_BOOT_DEGRADED] = "boot-degraded",
 	[K_MEMBERS] = "members", [K_MEMBER] = "member",
 };
 
@@ -88,6 +89,7 @@ static const unsigned char nargs[NR_KEYS][2] = {
 	[K_TYPE] = { 1, 1 }, [K_PARITY] = { 1, 1 }, [K_CHUNK] = { 1, 1 },
 	[K_REGION] = { 1, 1 }, [K_SIZE] = { 1, 1 }, [K_LOG] = { 1, 3 },
 	[K_STRIPES] = { 1, 1 }, [K_BANDWIDTH] = { 1, 1 }, [K_PPL] = { 3, 3 },
+	[K_BOOT_DEGRADED] = { 1, 1 },
 	[K_MEMBERS] = { 1, 1 }, [K_MEMBER] = { 4, 4 },
 };
 
@@ -97,6 +99,7 @@ struct parser {
 	char *err;
 	size_t errsize;
 	unsigned int seen[NR_KEYS];	/* line of the first one, 0: none */
+	unsigned int version;		/* the file's */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -295,13 +298,14 @@ static int parse_line(struct parser *p, struct r45desc *d, char *buf)
 	if (k != K_MEMBER && p->seen[k])
 		return perr(p, "%s given twice (first on line %u)", keys[k], p->seen[k]);
 	if (k != K_VERSION && !p->seen[K_VERSION])
-		return perr(p, "\"version %d\" must come before any other line but comments",
+		return perr(p, "\"version <1..%d>\" must come before any other line but comments",
 			    R45DESC_VERSION);
 	switch (k) {
 	case K_VERSION:
-		if (num(w[1], 1000000, &v) || v != R45DESC_VERSION)
-			return perr(p, "version \"%s\": this program reads version %d",
+		if (num(w[1], 1000000, &v) || v < 1 || v > R45DESC_VERSION)
+			return perr(p, "version \"%s\": this program reads versions 1..%d",
 				    w[1], R45DESC_VERSION);
+		p->version = (unsigned int)v;
 		break;
 	case K_NAME:
 		if (r45desc_check_name(w[1]))
@@ -359,6 +363,18 @@ static int parse_line(struct parser *p, struct r45desc *d, char *buf)
 	case K_PPL:
 		if (parse_ppl(p, d, w + 1))
 			return -EINVAL;
+		break;
+	case K_BOOT_DEGRADED:
+		if (p->version < 2)
+			return perr(p, "boot-degraded is a version 2 key: the file says version %u",
+				    p->version);
+		if (!strcmp(w[1], "never"))
+			d->boot_degraded = 0;
+		else if (ranged(p, "boot-degraded", w[1], 1, R45DESC_BOOT_DEGRADED_MAX, false, &v))
+			return perr(p, "boot-degraded \"%s\": must be never or 1..%d seconds",
+				    w[1], R45DESC_BOOT_DEGRADED_MAX);
+		else
+			d->boot_degraded = (unsigned int)v;
 		break;
 	case K_MEMBERS:
 		if (ranged(p, "members", w[1], 3, R45_MAX_MEMBERS, false, &v))
@@ -473,7 +489,8 @@ int r45desc_format(const struct r45desc *d, char *buf, size_t size)
 } while (0)
 	if (!size)
 		return -ENOSPC;
-	PUT("version %d\n", R45DESC_VERSION);
+	/* the lowest version that says it all (r45desc.h) */
+	PUT("version %d\n", d->boot_degraded ? 2 : 1);
 	PUT("# raid45 array description: raid45ctl activates the array from it, the\n"
 	    "# dmeventd plugin records failed members in it before writes go on.\n"
 	    "# Member states: current, failed, rebuilding, missing (docs/raid45.rst).\n");
@@ -492,6 +509,8 @@ int r45desc_format(const struct r45desc *d, char *buf, size_t size)
 	if (d->ppl)
 		PUT("ppl %" PRId64 " %" PRIu64 " 0x%08" PRIx32 "\n", d->ppl_offset,
 		    d->ppl_size, d->ppl_signature);
+	if (d->boot_degraded)
+		PUT("boot-degraded %u\n", d->boot_degraded);
 	PUT("members %u\n", d->nr_members);
 	for (i = 0; i < d->nr_members && i < R45_MAX_MEMBERS; i++) {
 		const struct r45desc_member *m = &d->m[i];

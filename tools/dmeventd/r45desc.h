@@ -6,7 +6,7 @@
  * ($RAID45_CONF_DIR overrides the directory), of "key value..." lines
  * (docs/raid45.rst, "Array descriptions"):
  *
- *   version 1
+ *   version 2
  *   name r5
  *   uuid R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b
  *   type raid5_ls
@@ -14,6 +14,7 @@
  *   region 8192
  *   size 3906248704
  *   log disk /dev/disk/by-id/nvme-XYZ-part2 sync
+ *   boot-degraded 30
  *   members 4
  *   member 0 /dev/disk/by-id/ata-A 2048 current
  *   member 1 /dev/disk/by-id/ata-B 2048 failed
@@ -41,7 +42,16 @@
 #include <sys/types.h>
 #include "r45status.h"
 
-#define R45DESC_VERSION 1
+/*
+ * The newest format this program reads and writes; it reads every
+ * version from 1.  A description is written as the lowest version that
+ * can say it (version 2 only with boot-degraded), so that files which do
+ * not use what a version added stay readable by older programs, and an
+ * older program refuses a newer file by its version, not by a key.
+ */
+#define R45DESC_VERSION 2
+/* boot-degraded: at most a day */
+#define R45DESC_BOOT_DEGRADED_MAX 86400
 #define R45DESC_DIR_DEFAULT "/etc/raid45"
 #define R45DESC_DIR_ENV "RAID45_CONF_DIR"
 /* dm's limits (DM_NAME_LEN, DM_UUID_LEN, with their NUL) */
@@ -85,6 +95,12 @@ struct r45desc {
 	int64_t ppl_offset;
 	uint64_t ppl_size;
 	uint32_t ppl_signature;
+	/*
+	 * Seconds to wait at boot for absent members before starting
+	 * degraded without them ("boot-degraded", version 2); 0: never
+	 * (the key absent, or "never": the array waits for every member).
+	 */
+	unsigned int boot_degraded;
 	unsigned int nr_members;
 	struct r45desc_member m[R45_MAX_MEMBERS];
 };

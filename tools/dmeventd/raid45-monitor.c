@@ -77,13 +77,15 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s register <dm-name> [--policy warn|spare|hold] [--hook PROG]\n"
 		"           [--spare DEV]... [--timeout SECONDS] [--hook-timeout SECONDS]\n"
-		"           [--log FILE] [--dso PLUGIN]\n"
+		"           [--log FILE] [--dso PLUGIN] [--keep]\n"
 		"       %s unregister <dm-name>\n"
 		"       %s list\n"
 		"       %s status <dm-name>\n"
 		"       %s dmraid <set> [register's options] [--dry-run]\n"
 		"       %s dmraid --table FILE|- [<set>] [register's options] [--dry-run]\n"
 		"\n"
+		"--keep:   register with the device's configuration file if it has one\n"
+		"          (what raid45ctl's boot does), else with the options given\n"
 		"dmraid:   activate a RAID4/5/6 set of dmraid's (\"dmraid -s\") on raid45:\n"
 		"          its table from \"dmraid -ay -t <set>\" (or FILE) as a raid45\n"
 		"          table, printed, the device created with uuid %s<set>\n"
@@ -502,16 +504,21 @@ static int reg_register(const char *name, const struct reg_args *a, const char *
 	return 0;
 }
 
+static int read_conf(const char *name, struct r45mon_conf *conf, char *err,
+		     size_t errsize);
+
 static int cmd_register(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		REG_OPTIONS,
+		{ "keep", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct reg_args a;
 	const char *name, *dso;
-	char uuid[256];
+	char uuid[256], err[PATH_MAX + 128];
+	bool keep = false;
 	int c, n, r;
 
 	reg_args_init(&a);
@@ -520,6 +527,10 @@ static int cmd_register(int argc, char **argv)
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
+		}
+		if (c == 'K') {
+			keep = true;
+			continue;
 		}
 		r = reg_option(c, optarg, &a);
 		if (r == 1) {
@@ -536,6 +547,13 @@ static int cmd_register(int argc, char **argv)
 	name = argv[optind];
 	if (check_name(name))
 		return 2;
+	/* a configuration the device has wins over the options (a reboot) */
+	r = keep ? read_conf(name, &a.conf, err, sizeof(err)) : 0;
+	if (r < 0) {
+		error("%s's configuration cannot be read: %s (not registered; fix it, or register without --keep to write it anew)",
+		      name, err);
+		return 1;
+	}
 	dso = plugin_path(a.dso_opt);
 
 	if (device_info(name, uuid, sizeof(uuid)))

@@ -5,7 +5,7 @@
  * descriptions"):
  *
  *   raid45ctl create <name> [options] <member|missing>...
- *   raid45ctl activate <name> [--degraded] [--start-dirty-degraded]
+ *   raid45ctl activate <name> [--degraded] [--start-dirty-degraded] [--if-needed]
  *   raid45ctl deactivate <name>
  *   raid45ctl status <name> [--interval SECONDS]
  *   raid45ctl table <name>
@@ -13,6 +13,8 @@
  *   raid45ctl readd <name> <idx>
  *   raid45ctl replace <name> <idx> <device> [--offset S] [--force]
  *   raid45ctl rebuilt <name> <idx>
+ *   raid45ctl incremental [--export] <devnode> [<link>...]	(udev; r45ctl-boot.c)
+ *   raid45ctl boot <instance> [--last-resort]	(systemd; r45ctl-boot.c)
  *
  * A command of its own rather than more subcommands of raid45-monitor:
  * raid45-monitor is about dmeventd (registering devices, their policy
@@ -41,6 +43,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <libdevmapper.h>
+#include "r45ctl-boot.h"
 #include "r45ctl-dev.h"
 #include "r45desc.h"
 #include "r45status.h"
@@ -65,8 +68,8 @@ void usage(FILE *f)
 		"usage: %s create <name> [--type TYPE] [--chunk SECTORS] [--region SECTORS]\n"
 		"           [--log core|DEVICE] [--nosync] [--offset SECTORS] [--parity IDX]\n"
 		"           [--stripes N] [--bandwidth PERCENT] [--uuid UUID] [--force]\n"
-		"           [--dry-run] <member|missing>...\n"
-		"       %s activate <name> [--degraded] [--start-dirty-degraded]\n"
+		"           [--boot-degraded SECONDS|never] [--dry-run] <member|missing>...\n"
+		"       %s activate <name> [--degraded] [--start-dirty-degraded] [--if-needed]\n"
 		"       %s deactivate <name>\n"
 		"       %s status <name> [--interval SECONDS]\n"
 		"       %s table <name>\n"
@@ -74,6 +77,8 @@ void usage(FILE *f)
 		"       %s readd <name> <idx>\n"
 		"       %s replace <name> <idx> <device> [--offset SECTORS] [--force]\n"
 		"       %s rebuilt <name> <idx>\n"
+		"       %s incremental [--export] <devnode> [<link>...]\n"
+		"       %s boot <instance> [--last-resort]\n"
 		"\n"
 		"Each array is described in %s/<name>.conf ($%s overrides the\n"
 		"directory): its geometry, its members by stable path and each member's\n"
@@ -90,6 +95,8 @@ void usage(FILE *f)
 		"           at every activation: use a disk log on real disks), region a\n"
 		"           power of two of at least a row and 1024 sectors, at most 2^20\n"
 		"           regions.  --dry-run prints the description and the table.\n"
+		"           --boot-degraded: at boot, start it without absent members\n"
+		"           after that many seconds (default never: it waits for them).\n"
 		"activate   creates the device from the description: failed and missing\n"
 		"           members as \"- -\", a rebuilding one as <dev_to_init>.  A current\n"
 		"           member whose device is not there is refused, unless --degraded\n"
@@ -99,6 +106,7 @@ void usage(FILE *f)
 		"           activation the kernel refused as dirty degraded (a crash with a\n"
 		"           member missing, or a disk log after a deactivation during a\n"
 		"           rebuild; docs/raid45.rst, \"The write hole\").\n"
+		"           --if-needed: an array active already is a success.\n"
 		"deactivate removes the device (it must carry the description's UUID).\n"
 		"status     the description and the kernel's view together: health,\n"
 		"           action and progress, members.\n"
@@ -109,12 +117,13 @@ void usage(FILE *f)
 		"replace    puts <device> in member <idx>'s place (a failed or missing\n"
 		"           member), recorded rebuilding; reloads the active array.\n"
 		"rebuilt    records a rebuilding member current once the kernel has\n"
-		"           finished its rebuild (the monitor does it when it runs).\n"
-		"\n"
+		"           finished its rebuild (the monitor does it when it runs).\n",
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
+		R45DESC_DIR_DEFAULT, R45DESC_DIR_ENV);
+	boot_usage(f, prog);
+	fprintf(f, "\n"
 		"The dmeventd plugin (raid45-monitor register <name>) records failed\n"
-		"members in the description before writes go on, and finished rebuilds.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog, R45DESC_DIR_DEFAULT,
-		R45DESC_DIR_ENV);
+		"members in the description before writes go on, and finished rebuilds.\n");
 }
 
 /* ---- descriptions ---- */
@@ -216,6 +225,7 @@ static int cmd_create(int argc, char **argv)
 		{ "uuid", required_argument, NULL, 'u' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'd' },
+		{ "boot-degraded", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct r45desc d, back;
@@ -306,6 +316,10 @@ static int cmd_create(int argc, char **argv)
 			break;
 		case 'd':
 			dry = true;
+			break;
+		case 'B':
+			if (boot_degraded_opt(optarg, &d.boot_degraded))
+				return 2;
 			break;
 		default:
 			usage(stderr);
@@ -486,13 +500,15 @@ static int cmd_activate(int argc, char **argv)
 {
 	struct r45desc d;
 	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
-	bool degraded = false;
+	bool degraded = false, if_needed = false;
 	unsigned int i, absent = 0, flags = 0;
 	uint32_t gone = 0;
 	int r, a;
 
 	for (a = 2; a < argc; a++) {
-		if (!strcmp(argv[a], "--degraded")) {
+		if (!strcmp(argv[a], "--if-needed")) {
+			if_needed = true;
+		} else if (!strcmp(argv[a], "--degraded")) {
 			degraded = true;
 		} else if (!strcmp(argv[a], "--start-dirty-degraded")) {
 			flags |= R45DESC_START_DIRTY_DEGRADED;
@@ -508,6 +524,10 @@ static int cmd_activate(int argc, char **argv)
 	if (load(argv[1], &d, path, sizeof(path)))
 		return 1;
 	r = dm_active(d.name, uuid, sizeof(uuid));
+	if (r == 1 && if_needed && !strcmp(uuid, d.uuid)) {
+		printf("%s: active already\n", d.name);
+		return 0;
+	}
 	if (r == 1) {
 		ctl_error("%s is active already%s", d.name,
 		      strcmp(uuid, d.uuid) ? " (with another UUID: not this description's array)" : "");
@@ -765,7 +785,8 @@ int main(int argc, char **argv)
 		{ "deactivate", cmd_deactivate }, { "status", cmd_status },
 		{ "table", cmd_table }, { "fail-record", cmd_fail_record },
 		{ "readd", cmd_readd }, { "replace", cmd_replace },
-		{ "rebuilt", cmd_rebuilt },
+		{ "rebuilt", cmd_rebuilt }, { "incremental", cmd_incremental },
+		{ "boot", cmd_boot },
 	};
 	unsigned int i;
 
@@ -782,6 +803,9 @@ int main(int argc, char **argv)
 			/* the subcommand sees itself as argv[0] */
 			int rc = cmds[i].fn(argc - 1, argv + 1);
 
+			/* the boot commands leave their usage to this */
+			if (rc == 2 && (cmds[i].fn == cmd_incremental || cmds[i].fn == cmd_boot))
+				usage(stderr);
 			dm_lib_release();
 			return rc;
 		}

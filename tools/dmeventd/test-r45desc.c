@@ -130,6 +130,15 @@ static void test_good(void)
 	      "raid4: fields");
 	with_line(buf, sizeof(buf), "type", "type raid5_la\nppl 8 16 12345");
 	CHECK(!parse(buf, &d, err, sizeof(err)) && d.ppl_signature == 12345, "ppl decimal: %s", err);
+
+	/* boot-degraded: version 2; without it never (0), as in version 1 */
+	CHECK(!d.boot_degraded, "no boot-degraded: %u", d.boot_degraded);
+	with_line(buf, sizeof(buf), "version", "version 2\nboot-degraded 30");
+	CHECK(!parse(buf, &d, err, sizeof(err)) && d.boot_degraded == 30, "boot-degraded 30: %s", err);
+	with_line(buf, sizeof(buf), "version", "version 2\nboot-degraded 86400");
+	CHECK(!parse(buf, &d, err, sizeof(err)) && d.boot_degraded == 86400, "boot-degraded max: %s", err);
+	with_line(buf, sizeof(buf), "version", "version 2\nboot-degraded never");
+	CHECK(!parse(buf, &d, err, sizeof(err)) && !d.boot_degraded, "boot-degraded never: %s", err);
 	report("r45desc-good", before);
 }
 
@@ -139,8 +148,19 @@ struct bad {
 };
 
 static const struct bad bads[] = {
-	{ "version", "version 2", "t.conf:2: version \"2\": this program reads version 1" },
-	{ "version", "", "t.conf:2: \"version 1\" must come before" },
+	{ "version", "version 3", "t.conf:2: version \"3\": this program reads versions 1..2" },
+	{ "version", "version 0", "t.conf:2: version \"0\": this program reads versions 1..2" },
+	{ "version", "", "t.conf:2: \"version <1..2>\" must come before" },
+	/* boot-degraded (version 2): a version 1 file does not have it */
+	{ "type", "type raid5_ls\nboot-degraded 30", "t.conf:7: boot-degraded is a version 2 key: the file says version 1" },
+	{ "version", "version 2\nboot-degraded 0", "t.conf:3: boot-degraded \"0\": must be never or 1..86400 seconds" },
+	{ "version", "version 2\nboot-degraded 86401", "boot-degraded \"86401\": must be never or 1..86400" },
+	{ "version", "version 2\nboot-degraded soon", "boot-degraded \"soon\": must be never" },
+	{ "version", "version 2\nboot-degraded -1", "boot-degraded \"-1\"" },
+	{ "version", "version 2\nboot-degraded", "boot-degraded takes 1 word, not 0" },
+	{ "version", "version 2\nboot-degraded 5\nboot-degraded 5", "t.conf:4: boot-degraded given twice (first on line 3)" },
+	{ "version", "version 2\nboot-degraded never", NULL },	/* good */
+	{ "version", "version 2", NULL },	/* version 2 without it: good */
 	{ "name", "name", "t.conf:3: name takes 1 word, not 0" },
 	{ "name", "name a b", "t.conf:3: name takes 1 word, not 2" },
 	{ "name", "name ../etc", "t.conf:3: name \"../etc\": 1..127 of" },
@@ -286,6 +306,22 @@ static void test_round_trip(void)
 		      "variant %u: formatted differently", i);
 	}
 	CHECK(r45desc_format(&d, buf, 100) == -ENOSPC, "short buffer");
+
+	/*
+	 * Written as the lowest version that says it: version 1 (what
+	 * older programs read) without boot-degraded, version 2 with it.
+	 */
+	CHECK(!parse(good, &d, err, sizeof(err)) && !r45desc_format(&d, buf, sizeof(buf)) &&
+	      !strncmp(buf, "version 1\n", 10) && !strstr(buf, "boot-degraded"),
+	      "version 1 without boot-degraded:\n%s", buf);
+	d.boot_degraded = 45;
+	CHECK(!r45desc_format(&d, buf, sizeof(buf)) && !strncmp(buf, "version 2\n", 10) &&
+	      strstr(buf, "\nboot-degraded 45\n"), "version 2 with boot-degraded:\n%s", buf);
+	CHECK(!parse(buf, &d2, err, sizeof(err)) && !memcmp(&d, &d2, sizeof(d)),
+	      "boot-degraded round trip: %s\n%s", err, buf);
+	d2.boot_degraded = 0;
+	CHECK(!r45desc_format(&d2, buf2, sizeof(buf2)) && !strncmp(buf2, "version 1\n", 10),
+	      "back to version 1:\n%s", buf2);
 	report("r45desc-round-trip", before);
 }
 
