@@ -297,6 +297,9 @@ static int boot_activate(const char *path, const struct r45desc *desc, uint32_t 
 	if (r) {
 		ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
 			  d.name, strerror(-r), d.size, params);
+		/* never ran: what was left out is not stale, its record undone */
+		if (leave_out && r45desc_record_unfailed(path, leave_out, desc, err, sizeof(err)))
+			ctl_error("%s: the members left out stay recorded failed", err);
 		for (i = 0; i < d.nr_members; i++)
 			if (d.m[i].state != R45DESC_CURRENT)
 				break;

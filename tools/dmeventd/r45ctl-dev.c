@@ -134,6 +134,54 @@ int dm_reload(const struct r45desc *d, const char *params)
 	return r;
 }
 
+/* 1 if name has an inactive table (a reload under way, or left), 0, -errno */
+static int dm_inactive(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
+	struct dm_info info;
+	int r = -EIO;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (dm_task_run(dmt) && dm_task_get_info(dmt, &info))
+		r = info.exists && info.inactive_table ? 1 : 0;
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int dm_lock_table(const char *path, const char *name)
+{
+	char err[512];
+	int lock = r45desc_lock(path, err, sizeof(err)), r;
+
+	if (lock < 0) {
+		ctl_error("%s: %s not changed", err, name);
+		return lock;
+	}
+	r = dm_inactive(name);
+	if (!r)
+		return lock;
+	if (r > 0)
+		ctl_error("%s has an inactive table: another reload is under way, or one was left (dmsetup clear %s drops it): not changed",
+			  name, name);
+	else
+		ctl_error("cannot read the device-mapper info of %s: %s: not changed", name,
+			  strerror(-r));
+	r45desc_unlock(lock);
+	return -EBUSY;
+}
+
+int dm_reload_locked(const char *path, const struct r45desc *d, const char *params)
+{
+	int lock = dm_lock_table(path, d->name), r;
+
+	if (lock < 0)
+		return lock;
+	r = dm_reload(d, params);
+	r45desc_unlock(lock);
+	return r;
+}
+
 int dm_message(const char *name, const char *msg)
 {
 	struct dm_task *dmt = task(DM_DEVICE_TARGET_MSG, name);

@@ -30,6 +30,18 @@ int dm_create(const struct r45desc *d, const char *params);
 /* load these parameters into d's active device, suspend, resume */
 int dm_reload(const struct r45desc *d, const char *params);
 /* a message to the target at sector 0 */
+/*
+ * The lock protocol the plugin keeps (plugin.c, pd_reload): a table is
+ * loaded, the device suspended (noflush) and resumed under the array's
+ * description lock, and only when it has no inactive table, so that two
+ * reloads (raid45ctl's, the plugin's) never interleave.  dm_lock_table
+ * takes that lock and checks: the lock's descriptor (r45desc_unlock), or
+ * -errno (printed).  Nothing that records (r45desc_save, _record_*,
+ * set_member) may run while it is held: they take the lock themselves.
+ */
+int dm_lock_table(const char *path, const char *name);
+/* dm_reload under dm_lock_table: 0 or -errno (printed) */
+int dm_reload_locked(const char *path, const struct r45desc *d, const char *params);
 int dm_message(const char *name, const char *msg);
 /* the raid45 status at sector 0: 0, -ENOENT (no such target), -errno */
 int dm_status(const char *name, struct r45_status *st);

@@ -124,7 +124,7 @@ int cmd_readd(int argc, char **argv)
 	struct r45_status st;
 	char path[PATH_MAX], msg[32], uuid[R45DESC_UUID_MAX];
 	unsigned int idx, i;
-	int r, r2;
+	int r, r2, lock;
 
 	if (argc != 3) {
 		usage(stderr);
@@ -167,15 +167,22 @@ int cmd_readd(int argc, char **argv)
 	m.state = R45DESC_REBUILDING;
 	if (set_member(path, idx, &m, STATE(R45DESC_FAILED), &d))
 		return 1;
+	lock = dm_lock_table(path, d.name);
+	if (lock < 0) {
+		undo_rebuilding(path, idx, &old);
+		return 1;
+	}
 	r = dm_simple(DM_DEVICE_SUSPEND, d.name, false);
 	if (r) {
 		ctl_error("suspending %s: %s", d.name, strerror(-r));
+		r45desc_unlock(lock);
 		undo_rebuilding(path, idx, &old);
 		return 1;
 	}
 	snprintf(msg, sizeof(msg), "readd %u", idx);
 	r = dm_message(d.name, msg);
 	r2 = dm_simple(DM_DEVICE_RESUME, d.name, true);
+	r45desc_unlock(lock);
 	if (r2)
 		ctl_error("resuming %s: %s: it is left suspended (dmsetup resume %s)", d.name,
 		      strerror(-r2), d.name);
@@ -355,7 +362,7 @@ int cmd_replace(int argc, char **argv)
 		undo_rebuilding(path, idx, &old);
 		return 1;
 	}
-	if (dm_reload(&d, params)) {
+	if (dm_reload_locked(path, &d, params)) {
 		undo_rebuilding(path, idx, &old);
 		return 1;
 	}

@@ -784,6 +784,38 @@ int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_memb
 		      changed, err, errsize);
 }
 
+int r45desc_record_unfailed(const char *path, uint32_t mask, const struct r45desc *before,
+			    char *err, size_t errsize)
+{
+	struct r45desc *d = malloc(sizeof(*d));
+	unsigned int i;
+	int r, lock;
+
+	if (!d) {
+		snprintf(err, errsize, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	lock = r45desc_lock(path, err, errsize);
+	if (lock < 0) {
+		free(d);
+		return lock;
+	}
+	r = r45desc_load(path, d, err, errsize);
+	if (!r && (d->nr_members != before->nr_members || strcmp(d->uuid, before->uuid))) {
+		snprintf(err, errsize, "%s describes another array now: not changed", path);
+		r = -EINVAL;
+	}
+	for (i = 0; !r && i < d->nr_members; i++)
+		if ((mask & (1u << i)) && d->m[i].state == R45DESC_FAILED &&
+		    !strcmp(d->m[i].path, before->m[i].path))
+			d->m[i].state = before->m[i].state;
+	if (!r)
+		r = r45desc_save(path, d, err, errsize);
+	r45desc_unlock(lock);
+	free(d);
+	return r;
+}
+
 int r45desc_record_replaced(const char *path, unsigned int k, unsigned int nr_members,
 			    const char *dev, uint64_t offset, char *err, size_t errsize)
 {

@@ -284,6 +284,15 @@ int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_memb
 extern int (*r45desc_devno)(const char *path, dev_t *dev);
 
 /*
+ * A degraded activation's record undone when the kernel refused the
+ * table (nothing was written: the members left out are not stale): the
+ * members in mask that are failed with the same path again get their
+ * state in before (the description as read before the record).
+ */
+int r45desc_record_unfailed(const char *path, uint32_t mask, const struct r45desc *before,
+			    char *err, size_t errsize);
+
+/*
  * Member k (failed or missing in the description) replaced by dev (at
  * offset) and being rebuilt: recorded rebuilding.  0, or -errno with why.
  */

@@ -498,7 +498,7 @@ static int cmd_table(int argc, char **argv)
 
 static int cmd_activate(int argc, char **argv)
 {
-	struct r45desc d;
+	static struct r45desc d, before;
 	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
 	bool degraded = false, if_needed = false;
 	unsigned int i, absent = 0, flags = 0;
@@ -533,6 +533,7 @@ static int cmd_activate(int argc, char **argv)
 		      strcmp(uuid, d.uuid) ? " (with another UUID: not this description's array)" : "");
 		return 1;
 	}
+	before = d;
 	for (i = 0; i < d.nr_members; i++) {
 		struct stat sb;
 
@@ -579,6 +580,9 @@ static int cmd_activate(int argc, char **argv)
 	if (r) {
 		ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
 		      d.name, strerror(-r), d.size, params);
+		/* never ran: what was left out is not stale, its record undone */
+		if (gone && r45desc_record_unfailed(path, gone, &before, err, sizeof(err)))
+			ctl_error("%s: the members left out stay recorded failed", err);
 		return 1;
 	}
 	printf("%s: active, table 0 %" PRIu64 " raid45 %s\n", d.name, d.size, params);
