@@ -902,6 +902,30 @@ static void test_load_record_find(void)
 	CHECK(!r && ch == 4u, "rebuilt: %d %x %s", r, ch, err);
 	CHECK(!r45desc_load(path, &d, err, sizeof(err)) && d.m[2].state == R45DESC_CURRENT &&
 	      d.m[1].state == R45DESC_FAILED, "states after the rebuild");
+	/*
+	 * a degraded activation the kernel refused: its record undone, for
+	 * the members still failed with the same path only
+	 */
+	{
+		struct r45desc before2, now;
+
+		CHECK(!r45desc_load(path, &before2, err, sizeof(err)), "load: %s", err);
+		CHECK(!r45desc_record_failed(path, 1u << 0, 4, NULL, err, sizeof(err)), "fail 0: %s", err);
+		CHECK(!r45desc_record_unfailed(path, 1u << 0, &before2, err, sizeof(err)) &&
+		      !r45desc_load(path, &now, err, sizeof(err)) &&
+		      now.m[0].state == before2.m[0].state, "unfailed: %s", err);
+		CHECK(!r45desc_record_failed(path, 1u << 0, 4, NULL, err, sizeof(err)), "fail 0: %s", err);
+		snprintf(before2.m[0].path, sizeof(before2.m[0].path), "/dev/disk/by-id/other");
+		CHECK(!r45desc_record_unfailed(path, 1u << 0, &before2, err, sizeof(err)) &&
+		      !r45desc_load(path, &now, err, sizeof(err)) &&
+		      now.m[0].state == R45DESC_FAILED, "another path unfailed: %s", err);
+		snprintf(before2.uuid, sizeof(before2.uuid), "R45-other");
+		CHECK(r45desc_record_unfailed(path, 1u << 0, &before2, err, sizeof(err)) == -EINVAL,
+		      "another array unfailed");
+		snprintf(before2.uuid, sizeof(before2.uuid), "%s", now.uuid);
+		snprintf(before2.m[0].path, sizeof(before2.m[0].path), "%s", now.m[0].path);
+		CHECK(!r45desc_record_unfailed(path, 1u << 0, &before2, err, sizeof(err)), "restore: %s", err);
+	}
 	/* the wrong array: refused */
 	r = r45desc_record_failed(path, 1, 5, &ch, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "describes 4 members, the array has 5"), "count: %s", err);
