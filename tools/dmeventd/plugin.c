@@ -40,6 +40,7 @@
 #include <libdevmapper.h>
 #include <libdevmapper-event.h>
 #include "r45desc.h"
+#include "r45flush.h"
 #include "r45mon.h"
 #include "r45safe.h"
 #include "r45syslog.h"
@@ -52,6 +53,8 @@
 #define CONF_MAX 65536
 /* status re-reads after an action, per event */
 #define MAX_PASSES 8
+/* the flush before a rebuilt record: given up after (r45flush.h) */
+#define FLUSH_TIMEOUT_MS 10000
 
 struct plugin_dev {
 	pthread_mutex_t lock;
@@ -60,6 +63,7 @@ struct plugin_dev {
 	dev_t devno;		/* the dm device's, 0: not known */
 	bool no_target_logged;
 	bool status_error_logged;
+	struct r45_flush *flush;	/* one given up on, still running */
 	struct r45mon_dev mon;
 };
 
@@ -540,13 +544,19 @@ static int pd_record_replaced(void *ctx, uint64_t start, unsigned int k, unsigne
 /*
  * The device fsync'ed (a flush that reaches every member) before a
  * rebuilt member is recorded current; r45mon calls it only while writes
- * are not held.
+ * are not held.  A member can fail during it: the kernel then holds the
+ * flush until allow_writes, which only this thread sends.  So the fsync
+ * runs in a thread of its own, given up after FLUSH_TIMEOUT_MS
+ * (-ETIMEDOUT: it ends alone once writes go on, and frees itself); no
+ * second one while it runs (-EINPROGRESS).  The plugin is linked with
+ * -z nodelete: dmeventd's dlclose() after the last device leaves such a
+ * thread its code.
  */
 static int pd_flush(void *ctx)
 {
 	struct plugin_dev *pd = ctx;
 	char path[PATH_MAX];
-	int fd = -1, r;
+	int fd = -1;
 
 	if (pd->devno) {
 		snprintf(path, sizeof(path), "/dev/block/%u:%u", major(pd->devno),
@@ -559,8 +569,34 @@ static int pd_flush(void *ctx)
 	}
 	if (fd < 0)
 		return -errno;
-	r = fsync(fd) ? -errno : 0;
-	close(fd);
+	return r45_flush_timed(fd, FLUSH_TIMEOUT_MS, &pd->flush, NULL);
+}
+
+/* The status of the raid45 target at start, read again (no flush). */
+static int pd_get_status(void *ctx, uint64_t start, char *buf, size_t size)
+{
+	struct plugin_dev *pd = ctx;
+	struct dm_task *dmt;
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	int r = run_task(pd, DM_DEVICE_STATUS, &dmt);
+
+	if (r)
+		return r;
+	r = -ENOENT;
+	do {
+		type = NULL;
+		params = NULL;
+		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
+		if (type && params && s == start && !strcmp(type, "raid45")) {
+			r = strlen(params) < size ? 0 : -ENOSPC;
+			if (!r)
+				strcpy(buf, params);
+			break;
+		}
+	} while (next);
+	dm_task_destroy(dmt);
 	return r;
 }
 
@@ -576,6 +612,7 @@ static const struct r45mon_ops plugin_ops = {
 	.record_rebuilt = pd_record_rebuilt,
 	.record_replaced = pd_record_replaced,
 	.flush = pd_flush,
+	.get_status = pd_get_status,
 };
 
 /* ---- status ---- */
@@ -777,6 +814,7 @@ int unregister_device(const char *device, const char *uuid, int major,
 		return 1;
 	pthread_mutex_lock(&pd->lock);
 	r45mon_log(&pd->mon, LOG_INFO, "no longer monitored");
+	r45_flush_forget(&pd->flush);	/* one still running frees itself */
 	pthread_mutex_unlock(&pd->lock);
 	pthread_mutex_destroy(&pd->lock);
 	free(pd);

@@ -613,6 +613,44 @@ static void action_started(struct r45mon_dev *d, struct r45mon_target *t,
 	}
 }
 
+/*
+ * After the flush, before member k is recorded current: the status read
+ * again.  A member that failed meanwhile (writes held: the flush may have
+ * ended only by an error) or another device in k's place: not recorded
+ * now (act() drops a dead member's record, changes() another device's).
+ */
+static bool still_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
+			  const struct r45_status *st, unsigned int k)
+{
+	const struct r45_member *o = &st->members[k], *m;
+	struct r45_status now;
+	char *buf;
+	int r;
+
+	if (!d->ops->get_status)
+		return true;
+	buf = malloc(TABLE_MAX);
+	if (!buf)
+		return false;
+	r = d->ops->get_status(d->ctx, t->start, buf, TABLE_MAX);
+	if (!r && r45_status_parse(buf, &now))
+		r = -EINVAL;
+	free(buf);
+	if (r) {
+		TLOG(LOG_WARNING, "cannot read the status again after the flush: %s: the end of the rebuild of member %u is recorded later",
+		     strerror(-r), k);
+		return false;
+	}
+	m = &now.members[k];
+	if (now.nr_members != st->nr_members || m->dead || m->missing || now.held ||
+	    m->major != o->major || m->minor != o->minor) {
+		TLOG(LOG_NOTICE, "the array changed during the flush (%s): the end of the rebuild of member %u is recorded later",
+		     now.held ? "writes held" : "member changed", k);
+		return false;
+	}
+	return true;
+}
+
 /* A finished rebuild in the array's description, if it has one. */
 static void retry_replaced(struct r45mon_dev *d, struct r45mon_target *t,
 			   const struct r45_status *st, bool fresh);
@@ -641,14 +679,30 @@ static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 		if (st->held)
 			return;
 		r = d->ops->flush(d->ctx);
+		if (r == -ETIMEDOUT) {
+			/*
+			 * A member may have failed during the flush: the
+			 * kernel holds its completion until allow_writes,
+			 * which only this thread sends.  Left to end alone;
+			 * the status is read again at once.
+			 */
+			TLOG(LOG_WARNING, "the flush before recording the end of the rebuild of member %u has not ended in time (writes held for a new failure?): the record waits, the status is read again",
+			     k);
+			t->reread = true;
+			return;
+		}
 		if (r) {
 			if (!t->flush_error_logged)
 				TLOG(LOG_ERR, "cannot flush the device before recording the end of the rebuild of member %u: %s (tried again at the next event or timeout)",
-				     k, strerror(-r));
+				     k, r == -EINPROGRESS ? "an earlier flush has not ended" : strerror(-r));
 			t->flush_error_logged = true;
 			return;
 		}
 		t->flush_error_logged = false;
+		if (!still_rebuilt(d, t, st, k)) {
+			t->reread = true;
+			return;
+		}
 		t->rebuilt_pending &= ~(1u << k);
 	}
 	r = d->ops->record_rebuilt(d->ctx, t->start, k, st->nr_members, st->members[k].major,
@@ -1172,7 +1226,7 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 
 	record(d, t, st);
 	retry_replaced(d, t, st, false);
-	for (i = 0; t->rebuilt_pending && !st->held && i < st->nr_members; i++) {
+	for (i = 0; t->rebuilt_pending && !st->held && !t->reread && i < st->nr_members; i++) {
 		if (!(t->rebuilt_pending & (1u << i)))
 			continue;
 		if (st->members[i].dead)
@@ -1221,8 +1275,12 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 	 */
 	if (st->held && ok && (unsent || all_ok) && d->conf.policy != R45MON_HOLD)
 		acted |= allow_writes(d, t, ok);
-	if (d->conf.policy == R45MON_SPARE && !acted)
+	if (d->conf.policy == R45MON_SPARE && !acted && !t->reread)
 		acted |= spare_policy(d, t, st);
+	if (t->reread) {
+		t->reread = false;
+		acted = true;
+	}
 	return acted;
 }
 

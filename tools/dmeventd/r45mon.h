@@ -121,9 +121,18 @@ struct r45mon_ops {
 	 * optional: make what the array has written durable on its members
 	 * (an fsync of the dm device: the flush reaches every member), before
 	 * a rebuilt member is recorded current.  Called only while writes
-	 * are not held (a held flush would never end).  0 or -errno.
+	 * are not held (a held flush would never end).  0 or -errno; never
+	 * waits without a bound: a member can fail during the flush, and the
+	 * kernel then holds its completion until allow_writes, which only
+	 * the caller sends.  -ETIMEDOUT: not ended in time, left to go on
+	 * alone; -EINPROGRESS: such a flush still runs (none started).
 	 */
 	int (*flush)(void *ctx);
+	/*
+	 * optional: the status line of the raid45 target at start, read
+	 * again (without flush) after a flush, before its rebuilt record
+	 */
+	int (*get_status)(void *ctx, uint64_t start, char *buf, size_t size);
 };
 
 enum r45mon_ack {
@@ -181,6 +190,7 @@ struct r45mon_target {
 	/* rebuilds' ends to record once the device is flushed */
 	uint32_t rebuilt_pending;
 	bool flush_error_logged;
+	bool reread;		/* the status changed while acting: read it again */
 	uint32_t bad_spares;	/* spares that failed to load (bit per spare) */
 };
 

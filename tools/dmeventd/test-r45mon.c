@@ -85,6 +85,11 @@ struct fake {
 	char records[16][64];
 	int nr_records;
 	char seq[2048];		/* records, messages and reloads, in order */
+	/* flush i: its answer; fail_in_flush: member + 1 failing during it */
+	int flush_rc[8];
+	int fail_in_flush[8];
+	int nr_flushes;
+	int nr_status_reads;	/* get_status */
 };
 
 static void seq_add(struct fake *f, const char *fmt, const char *arg)
@@ -393,9 +398,31 @@ static int fake_record_replaced(void *ctx, uint64_t start, unsigned int k, unsig
 static int fake_flush(void *ctx)
 {
 	struct fake *f = ctx;
+	int i = f->nr_flushes++;
 
 	CHECK(!f->held, "flush while writes are held");
 	seq_add(f, "%s;", "flush");
+	if (i >= 8)
+		return 0;
+	/*
+	 * A member failing during the flush: the kernel holds the flush's
+	 * completion until allow_writes (the plugin's flush then times out)
+	 */
+	if (f->fail_in_flush[i]) {
+		f->dead[f->fail_in_flush[i] - 1] = true;
+		f->held = true;
+	}
+	return f->flush_rc[i];
+}
+
+static int fake_get_status(void *ctx, uint64_t start, char *buf, size_t size)
+{
+	struct fake *f = ctx;
+
+	if (start != 0)
+		return -ENOENT;
+	f->nr_status_reads++;
+	fake_status(f, buf, size);
 	return 0;
 }
 
@@ -422,6 +449,7 @@ static const struct r45mon_ops desc_ops = {
 	.record_rebuilt = fake_record_rebuilt,
 	.record_replaced = fake_record_replaced,
 	.flush = fake_flush,
+	.get_status = fake_get_status,
 };
 
 /* Lines logged that contain s. */
@@ -851,6 +879,57 @@ static void test_rebuilt_flushed(void)
 }
 
 /*
+ * Review 4: a member fails during the flush before a rebuilt record.  The
+ * kernel holds the flush until allow_writes; the flush times out (the
+ * plugin's runs in a thread of its own), the failure is recorded and
+ * acknowledged in the same event, the rebuilt record waits (an earlier
+ * flush still running: not yet), then is made once a flush ends with the
+ * array unchanged.  A flush that ends but with a failure meanwhile
+ * (status read again after it): not recorded either.
+ */
+static void test_flush_hangs(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[1] = true;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	/* member 1 put back and rebuilt whole between two looks */
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	f.fail_in_flush[0] = 3;
+	f.flush_rc[0] = -ETIMEDOUT;
+	f.flush_rc[1] = -EINPROGRESS;
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;record 0x4;allow_writes 2;flush;") && !f.held,
+	      "a flush that hangs: %s", f.seq);
+	CHECK(logged(&f, "has not ended in time") == 1 && logged(&f, "an earlier flush has not ended") == 1,
+	      "logged");
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;record 0x4;allow_writes 2;flush;flush;rebuilt 1;"),
+	      "then: %s", f.seq);
+	CHECK(f.nr_status_reads >= 1, "no status read after the flush");
+	event(&d, &f);
+	CHECK(f.nr_flushes == 3, "flushed again: %s", f.seq);
+
+	/* the flush ends, but a member failed meanwhile: not recorded yet */
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[1] = true;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	f.fail_in_flush[0] = 4;
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;record 0x8;allow_writes 3;flush;rebuilt 1;") &&
+	      !f.held, "a failure during a flush that ended: %s", f.seq);
+	report("r45mon-flush-hangs", before);
+}
+
+/*
  * The monitor acknowledges the failures it recorded, by member: a
  * failure that happens while another one's hook runs waits for its own
  * hook (issue 31, finding 4).
@@ -1262,5 +1341,6 @@ int main(void)
 	test_reload_unrecorded();
 	test_replaced_retry();
 	test_rebuilt_flushed();
+	test_flush_hangs();
 	return failures ? 1 : 0;
 }
