@@ -64,6 +64,7 @@ struct plugin_dev {
 	bool no_target_logged;
 	bool status_error_logged;
 	struct r45_flush *flush;	/* one given up on, still running */
+	char conf_path[PATH_MAX];	/* its monitor configuration */
 	struct r45mon_dev mon;
 };
 
@@ -482,6 +483,16 @@ static void pd_replaced(void *ctx, unsigned int k, const char *old, const char *
  * the end of a rebuild (rebuilding -> current) and a spare put in a
  * failed member's place (rebuilding).
  */
+/*
+ * The descriptions' directory: the one raid45-monitor register saw and
+ * wrote in the device's configuration (descriptions=), never dmeventd's
+ * own environment (systemd's dmeventd has no $RAID45_CONF_DIR).
+ */
+static const char *desc_dir(const struct plugin_dev *pd)
+{
+	return r45mon_conf_descriptions(&pd->mon.conf);
+}
+
 static int trusted(const char *path, char *why, size_t size)
 {
 	return r45_trusted_file(path, R45SAFE_OWNER, why, size);
@@ -495,9 +506,20 @@ static int trusted(const char *path, char *why, size_t size)
  */
 static int on_array(struct plugin_dev *pd, char *err, size_t errsize)
 {
-	if (!pd->devno || r45desc_dir_on(r45desc_dir(), pd->devno, err, errsize) <= 0)
+	if (!pd->devno || r45desc_dir_on(desc_dir(pd), pd->devno, err, errsize) <= 0)
 		return 0;
 	return -EDEADLK;
+}
+
+/*
+ * -ENOENT from a record: "no description", unless raid45ctl made the
+ * array (r45mon_no_description): then an error, writes stay held.
+ */
+static int no_description(struct plugin_dev *pd, int r, char *err, size_t errsize)
+{
+	if (r != -ENOENT)
+		return r;
+	return r45mon_no_description(pd->uuid, desc_dir(pd), pd->conf_path, err, errsize);
 }
 
 static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
@@ -508,8 +530,9 @@ static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
 
 	if (r)
 		return r;
-	return r45desc_record_device(r45desc_dir(), pd->mon.name, pd->uuid, start, mask, nr,
-				     rebuilt, trusted, err, errsize);
+	r = r45desc_record_device(desc_dir(pd), pd->mon.name, pd->uuid, start, mask, nr,
+				  rebuilt, trusted, err, errsize);
+	return no_description(pd, r, err, errsize);
 }
 
 static int pd_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
@@ -537,8 +560,9 @@ static int pd_record_replaced(void *ctx, uint64_t start, unsigned int k, unsigne
 
 	if (r)
 		return r;
-	return r45desc_record_device_replaced(r45desc_dir(), pd->mon.name, pd->uuid, start, k,
-					      nr, path, offset, trusted, err, errsize);
+	r = r45desc_record_device_replaced(desc_dir(pd), pd->mon.name, pd->uuid, start, k,
+					   nr, path, offset, trusted, err, errsize);
+	return no_description(pd, r, err, errsize);
 }
 
 /*
@@ -782,7 +806,10 @@ int register_device(const char *device, const char *uuid, int major, int minor,
 	if (major > 0)
 		pd->devno = makedev((unsigned int)major, (unsigned int)minor);
 	load_conf(device, &conf);
+	snprintf(pd->conf_path, sizeof(pd->conf_path), "%s/%s.conf", conf_dir(), device);
 	r45mon_init(&pd->mon, device, &conf, &plugin_ops, pd);
+	r45mon_log(&pd->mon, LOG_INFO, "array descriptions looked for in %s%s", desc_dir(pd),
+		   conf.descriptions[0] ? "" : " (the default: the configuration names none)");
 
 	/*
 	 * Look now: dmeventd waits for the next event, and a failure that

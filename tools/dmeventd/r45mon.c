@@ -163,6 +163,9 @@ int r45mon_conf_parse(const char *text, struct r45mon_conf *conf,
 				      errsize, line, key))
 				return -EINVAL;
 			conf->nr_spares++;
+		} else if (!strcmp(key, "descriptions")) {
+			if (conf_path(val, conf->descriptions, err, errsize, line, key))
+				return -EINVAL;
 		} else if (!strcmp(key, "hook_timeout")) {
 			char *end;
 			unsigned long v;
@@ -207,8 +210,27 @@ int r45mon_conf_format(const struct r45mon_conf *conf, char *buf, size_t size)
 	if (conf->log[0])
 		PUT("log=%s\n", conf->log);
 	PUT("hook_timeout=%u\n", conf->hook_timeout);
+	if (conf->descriptions[0])
+		PUT("descriptions=%s\n", conf->descriptions);
 #undef PUT
 	return 0;
+}
+
+const char *r45mon_conf_descriptions(const struct r45mon_conf *conf)
+{
+	return conf->descriptions[0] ? conf->descriptions : R45MON_DESC_DIR_DEFAULT;
+}
+
+int r45mon_no_description(const char *uuid, const char *dir, const char *monitor,
+			  char *err, size_t errsize)
+{
+	const char *pre = R45MON_RAID45CTL_UUID_PREFIX;
+
+	if (!uuid || strncmp(uuid, pre, strlen(pre)))
+		return -ENOENT;
+	snprintf(err, errsize, "no description of this array (uuid %s, made by raid45ctl create) in %s: not taken for an array without one, its failures are not acknowledged unrecorded; if its descriptions are in another directory, register it again from a shell where RAID45_CONF_DIR names that directory (raid45-monitor register records it in %s), or put its description back in %s",
+		 uuid, dir, monitor && monitor[0] ? monitor : "its monitor configuration", dir);
+	return -ENOKEY;
 }
 
 /* ---- logging ---- */

@@ -1175,6 +1175,51 @@ static void test_conf(void)
 }
 
 /*
+ * Review 2: the descriptions' directory raid45-monitor register saw is
+ * in the configuration (the plugin's environment may lack
+ * $RAID45_CONF_DIR); older configurations mean /etc/raid45.  An array
+ * raid45ctl made (UUID R45-...) without a description found is an
+ * error, not "no description".
+ */
+static void test_descriptions(void)
+{
+	int before = failures;
+	struct r45mon_conf c, c2;
+	char err[1024], buf[8192];
+
+	CHECK(!r45mon_conf_parse("policy=warn\ndescriptions=/run/raid45\n", &c, err, sizeof(err)),
+	      "parse: %s", err);
+	CHECK(!strcmp(c.descriptions, "/run/raid45") &&
+	      !strcmp(r45mon_conf_descriptions(&c), "/run/raid45"), "descriptions: %s",
+	      c.descriptions);
+	CHECK(!r45mon_conf_format(&c, buf, sizeof(buf)) && strstr(buf, "descriptions=/run/raid45\n") &&
+	      !r45mon_conf_parse(buf, &c2, err, sizeof(err)) && !memcmp(&c, &c2, sizeof(c)),
+	      "round trip: %s", buf);
+	CHECK(!r45mon_conf_parse("policy=warn\nhook_timeout=9\n", &c, err, sizeof(err)) &&
+	      !c.descriptions[0] && !strcmp(r45mon_conf_descriptions(&c), "/etc/raid45"),
+	      "an older configuration: %s", r45mon_conf_descriptions(&c));
+	CHECK(!r45mon_conf_format(&c, buf, sizeof(buf)) && !strstr(buf, "descriptions"),
+	      "none written when none: %s", buf);
+	CHECK(r45mon_conf_parse("descriptions=run/raid45", &c, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "absolute"), "relative: %s", err);
+
+	err[0] = '\0';
+	CHECK(r45mon_no_description("R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", "/etc/raid45",
+				    "/etc/dm-raid45/monitor/r5.conf", err, sizeof(err)) == -ENOKEY,
+	      "raid45ctl's array without a description");
+	CHECK(strstr(err, "in /etc/raid45") && strstr(err, "RAID45_CONF_DIR") &&
+	      strstr(err, "/etc/dm-raid45/monitor/r5.conf"), "why: %s", err);
+	CHECK(r45mon_no_description("R45TEST-r5", "/etc/raid45", "", err, sizeof(err)) == -ENOENT,
+	      "another UUID");
+	CHECK(r45mon_no_description("DMRAID45-isw_x", "/etc/raid45", "", err, sizeof(err)) == -ENOENT,
+	      "a dmraid set");
+	CHECK(r45mon_no_description("", "/etc/raid45", "", err, sizeof(err)) == -ENOENT &&
+	      r45mon_no_description(NULL, "/etc/raid45", "", err, sizeof(err)) == -ENOENT,
+	      "no UUID");
+	report("r45mon-descriptions-dir", before);
+}
+
+/*
  * With a description, the failure is recorded in it before allow_writes,
  * whatever the policy; a record that fails keeps writes held (logged
  * once, tried again at every update); without a description (-ENOENT)
@@ -1337,6 +1382,7 @@ int main(void)
 	test_restart();
 	test_changes();
 	test_conf();
+	test_descriptions();
 	test_record();
 	test_reload_unrecorded();
 	test_replaced_retry();
