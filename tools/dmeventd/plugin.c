@@ -146,6 +146,8 @@ static void early_log(const char *device, int prio, const char *fmt, ...)
 
 /* ---- device-mapper ---- */
 
+static const char *desc_dir(const struct plugin_dev *pd);
+
 static struct dm_task *dev_task(struct plugin_dev *pd, int type)
 {
 	struct dm_task *dmt = dm_task_create(type);
@@ -245,10 +247,9 @@ static int simple_task(struct plugin_dev *pd, int type, bool udev_cookie)
 	return r;
 }
 
-static int pd_reload(void *ctx, uint64_t start, const char *new_params,
-		     char *err, size_t errsize)
+static int reload_locked(struct plugin_dev *pd, uint64_t start, const char *new_params,
+			 char *err, size_t errsize)
 {
-	struct plugin_dev *pd = ctx;
 	struct dm_task *tab, *load;
 	struct dm_info info;
 	uint64_t s, l;
@@ -268,8 +269,26 @@ static int pd_reload(void *ctx, uint64_t start, const char *new_params,
 		snprintf(err, errsize, "reading the table: out of memory");
 		return -ENOMEM;
 	}
+	if (!dm_task_get_info(tab, &info) || !info.exists) {
+		dm_task_destroy(tab);
+		dm_task_destroy(load);
+		snprintf(err, errsize, "reading the table: no device information");
+		return -ENODEV;
+	}
+	/*
+	 * Another program's load not resumed yet (raid45ctl's, or a
+	 * dmsetup load): our resume would make its table live, or our
+	 * load replace it.  Not now; tried again at the next event.
+	 */
+	if (info.inactive_table) {
+		dm_task_destroy(tab);
+		dm_task_destroy(load);
+		snprintf(err, errsize, "the device has an inactive table already (another program's reload under way, or one left behind: dmsetup clear %s)",
+			 pd->mon.name);
+		return -EAGAIN;
+	}
 	/* a read-only device stays read-only */
-	if (dm_task_get_info(tab, &info) && info.read_only && !dm_task_set_ro(load)) {
+	if (info.read_only && !dm_task_set_ro(load)) {
 		dm_task_destroy(tab);
 		dm_task_destroy(load);
 		snprintf(err, errsize, "building the new table: out of memory");
@@ -325,6 +344,40 @@ static int pd_reload(void *ctx, uint64_t start, const char *new_params,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Reloads are serialised with raid45ctl's by the array's description lock
+ * (r45desc.h, r45desc_lock), held from before the check for an inactive
+ * table until after the resume.  The suspend is noflush: held writes stay
+ * held and the lock holder never waits on them.  Nothing here takes the
+ * lock again (flock locks are per open file description: a record made
+ * under it would wait for itself): r45mon records after reload returns.
+ * A device without a description (-ENOENT) is reloaded unlocked.
+ */
+static int pd_reload(void *ctx, uint64_t start, const char *new_params,
+		     char *err, size_t errsize)
+{
+	struct plugin_dev *pd = ctx;
+	char path[PATH_MAX], why[512];
+	int lock = -1, r;
+
+	r = r45desc_find(desc_dir(pd), pd->mon.name, pd->uuid, path, sizeof(path), why,
+			 sizeof(why));
+	if (r && r != -ENOENT) {
+		snprintf(err, errsize, "the description to lock: %s", why);
+		return -EAGAIN;
+	}
+	if (!r) {
+		lock = r45desc_lock(path, why, sizeof(why));
+		if (lock < 0) {
+			snprintf(err, errsize, "%s", why);
+			return -EAGAIN;
+		}
+	}
+	r = reload_locked(pd, start, new_params, err, errsize);
+	r45desc_unlock(lock);
+	return r;
 }
 
 static int pd_message(void *ctx, uint64_t start, const char *msg)

@@ -456,7 +456,10 @@ static int load_table(struct r45mon_dev *d, struct r45mon_target *t,
 		TLOG(LOG_ERR, "%s: table too long", why);
 	else
 		r = d->ops->reload(d->ctx, t->start, buf, err, sizeof(err));
-	if (r && err[0])
+	if (r == -EAGAIN)
+		TLOG(LOG_WARNING, "%s: not now: %s (tried again at the next event or timeout)",
+		     why, err[0] ? err : strerror(-r));
+	else if (r && err[0])
 		TLOG(LOG_ERR, "%s failed: %s", why, err);
 	else if (r)
 		TLOG(LOG_ERR, "%s failed: %s", why, strerror(-r));
@@ -1084,7 +1087,10 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 		nt.offsets[k] = off;
 		snprintf(why, sizeof(why), "replacing member %u (%s) by spare %s (%s)",
 			 k, old, path, devno);
-		if (load_table(d, t, &nt, why)) {
+		r = load_table(d, t, &nt, why);
+		if (r == -EAGAIN)
+			return false;	/* someone else reloads: this spare later */
+		if (r) {
 			t->bad_spares |= 1u << s;
 			continue;
 		}
@@ -1116,11 +1122,15 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 	return false;
 }
 
-/* The rebuild of member k is over: reload with <dev_to_init> -1. */
+/*
+ * The rebuild of member k is over: reload with <dev_to_init> -1 (again
+ * at the next update if another program reloads the device now).
+ */
 static bool finalize(struct r45mon_dev *d, struct r45mon_target *t, unsigned int k)
 {
 	struct r45_table tab;
 	char why[96];
+	int r;
 
 	if (read_table(d, t, &tab))
 		return false;
@@ -1129,7 +1139,10 @@ static bool finalize(struct r45mon_dev *d, struct r45mon_target *t, unsigned int
 	tab.dev_to_init = -1;
 	r45_table_core_nosync(&tab);
 	snprintf(why, sizeof(why), "reloading with <dev_to_init> -1 after the rebuild of member %u", k);
-	return !load_table(d, t, &tab, why);
+	r = load_table(d, t, &tab, why);
+	if (r == -EAGAIN)
+		t->finalize = (int)k;
+	return !r;
 }
 
 static bool spare_policy(struct r45mon_dev *d, struct r45mon_target *t,

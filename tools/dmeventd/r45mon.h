@@ -85,6 +85,8 @@ struct r45mon_ops {
 	 * (the other targets unchanged), suspend without flush (held
 	 * writes stay held), resume; err says which step failed and why.
 	 * Never called while a dead member's failure is not recorded.
+	 * -EAGAIN: not now (another program reloads the device: an inactive
+	 * table there, or the description's lock held), tried again later.
 	 */
 	int (*reload)(void *ctx, uint64_t start, const char *params,
 		      char *err, size_t errsize);

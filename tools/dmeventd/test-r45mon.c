@@ -65,6 +65,7 @@ struct fake {
 	int release_hooks;	/* hooks run when a message released writes */
 	int nr_reloads;
 	int reload_fail;	/* fail the next reloads */
+	int reload_busy;	/* the next reloads: -EAGAIN (another program's) */
 	/*
 	 * failed members none had acknowledged while a reload's suspend
 	 * released held writes: a flushing suspend submits them (data
@@ -181,6 +182,12 @@ static int fake_reload(void *ctx, uint64_t start, const char *params, char *err,
 
 	if (start != 0)
 		return -ENOENT;
+	if (f->reload_busy) {
+		f->reload_busy--;
+		seq_add(f, "%s;", "busy");
+		snprintf(err, errsize, "the device has an inactive table already");
+		return -EAGAIN;
+	}
 	if (f->reload_fail) {
 		f->reload_fail--;
 		snprintf(err, errsize, "load: Invalid argument");
@@ -879,6 +886,42 @@ static void test_rebuilt_flushed(void)
 }
 
 /*
+ * Review 6: a reload refused for now (another program's load/resume under
+ * way: an inactive table, or the description's lock held): the spare is
+ * not taken for a bad one, the replacement and the final reload are
+ * tried again at the next event.
+ */
+static void test_reload_busy(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	setup_ops(&d, &f, R45MON_SPARE, NULL, 2, &desc_ops);
+	f.reload_busy = 2;
+	fail(&f, 1);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;allow_writes 1;busy;") && !f.nr_reloads && !f.held,
+	      "busy: %s", f.seq);
+	CHECK(logged(&f, "not now: the device has an inactive table already (tried again") == 1,
+	      "logged");
+	event(&d, &f);
+	CHECK(!f.nr_reloads && f.reload_busy == 0, "busy again: %s", f.seq);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 1 && f.minor[1] == 50 && f.rebuilding == 1,
+	      "the first spare, once free: %s (member 1 is 254:%u)", f.seq, f.minor[1]);
+	CHECK(!logged(&f, "not usable") && !logged(&f, "failed:"), "the spare called bad");
+	/* the rebuild ends; the final reload is refused once, then made */
+	f.reload_busy = 1;
+	rebuild_steps(&d, &f, 4);
+	CHECK(f.nr_reloads == 1 && f.dev_to_init == 1, "final reload while busy: %s", f.seq);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 2 && f.dev_to_init == -1, "final reload later: %s", f.seq);
+	report("r45mon-reload-busy", before);
+}
+
+/*
  * Review 4: a member fails during the flush before a rebuilt record.  The
  * kernel holds the flush until allow_writes; the flush times out (the
  * plugin's runs in a thread of its own), the failure is recorded and
@@ -1388,5 +1431,6 @@ int main(void)
 	test_replaced_retry();
 	test_rebuilt_flushed();
 	test_flush_hangs();
+	test_reload_busy();
 	return failures ? 1 : 0;
 }
