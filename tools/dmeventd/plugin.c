@@ -14,8 +14,9 @@
  * the file named by the device's log= key).
  *
  * Per-device state lives in *user.  The only global mutable state is
- * the syslog socket (r45syslog.c), under its own lock, which no call that
- * can block holds.
+ * the syslog socket (r45syslog.c) and the count of flushes still running
+ * (r45flush.c), each under its own lock, which no call that can block
+ * holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -526,17 +527,6 @@ static void pd_replaced(void *ctx, unsigned int k, const char *old, const char *
 }
 
 /*
- * The array's description (/etc/raid45/<name>.conf, found by the dm name
- * or the UUID): the members that failed are recorded in it before any
- * allow_writes names them (r45mon.c).  -ENOENT: the array has none.  A
- * description only root can change is written (it decides what the next
- * activation takes for current); one describing a raid45 target that is
- * not at sector 0, or another number of members, is refused: writes stay
- * held and the log says why (r45desc_record_device, unit-tested).  Also
- * the end of a rebuild (rebuilding -> current) and a spare put in a
- * failed member's place (rebuilding).
- */
-/*
  * The descriptions' directory: the one raid45-monitor register saw and
  * wrote in the device's configuration (descriptions=), never dmeventd's
  * own environment (systemd's dmeventd has no $RAID45_CONF_DIR).
@@ -546,6 +536,17 @@ static const char *desc_dir(const struct plugin_dev *pd)
 	return r45mon_conf_descriptions(&pd->mon.conf);
 }
 
+/*
+ * The array's description (<desc_dir>/<name>.conf, found by the dm name
+ * or the UUID): the members that failed are recorded in it before any
+ * allow_writes names them (r45mon.c).  -ENOENT: the array has none.  A
+ * description only root can change is written (it decides what the next
+ * activation takes for current); one describing a raid45 target that is
+ * not at sector 0, or another number of members, is refused: writes stay
+ * held and the log says why (r45desc_record_device, unit-tested).  Also
+ * the end of a rebuild (rebuilding -> current) and a spare put in a
+ * failed member's place (rebuilding).
+ */
 static int trusted(const char *path, char *why, size_t size)
 {
 	return r45_trusted_file(path, R45SAFE_OWNER, why, size);
