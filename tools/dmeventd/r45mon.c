@@ -643,8 +643,9 @@ static void action_started(struct r45mon_dev *d, struct r45mon_target *t,
  * again.  A member that failed meanwhile (writes held: the flush may have
  * ended only by an error) or another device in k's place: not recorded
  * now (act() drops a dead member's record, changes() another device's).
+ * 0: record it; 1: changed (read the status again); -1: not read.
  */
-static bool still_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
+static int still_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 			  const struct r45_status *st, unsigned int k)
 {
 	const struct r45_member *o = &st->members[k], *m;
@@ -653,10 +654,10 @@ static bool still_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 	int r;
 
 	if (!d->ops->get_status)
-		return true;
+		return 0;
 	buf = malloc(TABLE_MAX);
 	if (!buf)
-		return false;
+		return -1;
 	r = d->ops->get_status(d->ctx, t->start, buf, TABLE_MAX);
 	if (!r && r45_status_parse(buf, &now))
 		r = -EINVAL;
@@ -664,16 +665,16 @@ static bool still_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 	if (r) {
 		TLOG(LOG_WARNING, "cannot read the status again after the flush: %s: the end of the rebuild of member %u is recorded later",
 		     strerror(-r), k);
-		return false;
+		return -1;
 	}
 	m = &now.members[k];
 	if (now.nr_members != st->nr_members || m->dead || m->missing || now.held ||
 	    m->major != o->major || m->minor != o->minor) {
 		TLOG(LOG_NOTICE, "the array changed during the flush (%s): the end of the rebuild of member %u is recorded later",
 		     now.held ? "writes held" : "member changed", k);
-		return false;
+		return 1;
 	}
-	return true;
+	return 0;
 }
 
 /* A finished rebuild in the array's description, if it has one. */
@@ -724,8 +725,9 @@ static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 			return;
 		}
 		t->flush_error_logged = false;
-		if (!still_rebuilt(d, t, st, k)) {
-			t->reread = true;
+		r = still_rebuilt(d, t, st, k);
+		if (r) {
+			t->reread |= r > 0;
 			return;
 		}
 		t->rebuilt_pending &= ~(1u << k);

@@ -91,6 +91,7 @@ struct fake {
 	int fail_in_flush[8];
 	int nr_flushes;
 	int nr_status_reads;	/* get_status */
+	int status_fail;	/* the next get_status calls: -EIO */
 };
 
 static void seq_add(struct fake *f, const char *fmt, const char *arg)
@@ -429,6 +430,10 @@ static int fake_get_status(void *ctx, uint64_t start, char *buf, size_t size)
 	if (start != 0)
 		return -ENOENT;
 	f->nr_status_reads++;
+	if (f->status_fail) {
+		f->status_fail--;
+		return -EIO;
+	}
 	fake_status(f, buf, size);
 	return 0;
 }
@@ -969,6 +974,20 @@ static void test_flush_hangs(void)
 	event(&d, &f);
 	CHECK(!strcmp(f.seq, "record 0x2;flush;record 0x8;allow_writes 3;flush;rebuilt 1;") &&
 	      !f.held, "a failure during a flush that ended: %s", f.seq);
+
+	/* the status cannot be read after the flush: later, no loop */
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[1] = true;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	f.status_fail = 2;	/* (tried twice in an update: its end, then pending) */
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;flush;") && logged(&f, "cannot read the status again") == 2,
+	      "status not read: %s", f.seq);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;flush;flush;rebuilt 1;"), "then: %s", f.seq);
 	report("r45mon-flush-hangs", before);
 }
 
