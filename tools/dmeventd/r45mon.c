@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The monitor's decisions (see r45mon.h).  (~1,250 lines in one file:
+ * The monitor's decisions (see r45mon.h).  (~1,350 lines in one file:
  * every policy reads and sets the same per-member acknowledgement and
  * rebuild state, and its unit test drives them as one engine.)  Each
  * call to r45mon_update()

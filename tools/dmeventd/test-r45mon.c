@@ -13,7 +13,9 @@
  * for RAID6, a second failure during the first one's hook (acknowledged
  * only after its own hook), the reload with <dev_to_init> -1 after a rebuild, a monitor
  * started on an array that failed meanwhile (dmeventd restarted), and
- * every logged change logged once.  (~1,250 lines in one file: the fake
+ * every logged change logged once, a flush that hangs (a member failed
+ * during it), a reload refused while another program reloads, the
+ * configuration's descriptions directory.  (~1,450 lines in one file: the fake
  * array and every scenario that drives r45mon.c as one engine.)
  */
 #include <errno.h>
