@@ -4,8 +4,11 @@
 # Issue 35: an array's life from its description (raid45ctl, r45desc)
 # with the real dmeventd and the raid45 plugin, on whole virtual SCSI
 # disks (scsi_debug, each its own store).  The root is read-only here:
-# the descriptions go to a tmpfs directory ($RAID45_CONF_DIR, which
-# dmeventd inherits: it is started from this shell).  No udev either, so
+# the descriptions go to a tmpfs directory ($RAID45_CONF_DIR).  dmeventd
+# is started without it, as systemd starts it: the plugin takes the
+# directory from the device's monitor configuration (descriptions=),
+# which raid45-monitor register writes from its own environment (review
+# 2: the plugin's environment is not raid45ctl's).  No udev either, so
 # no /dev/disk/by-id: the test makes udev's links itself, by-id style
 # names of the disks' SCSI addresses (stable across the "reboot"; the
 # links are made anew then, as udev would at boot, and activation
@@ -71,10 +74,10 @@ stop_dmeventd() {
 	rm -f /run/dmeventd.pid
 }
 start_dmeventd() {
-	/sbin/dmeventd || die "dmeventd did not start"
+	(unset RAID45_CONF_DIR; exec /sbin/dmeventd) || die "dmeventd did not start"
 	[ -s /run/dmeventd.pid ] || die "dmeventd: no pid file"
-	tr '\0' '\n' <"/proc/$(cat /run/dmeventd.pid)/environ" | grep -qx "RAID45_CONF_DIR=$RAID45_CONF_DIR" ||
-		die "dmeventd lacks RAID45_CONF_DIR"
+	! tr '\0' '\n' <"/proc/$(cat /run/dmeventd.pid)/environ" | grep -q "^RAID45_CONF_DIR=" ||
+		die "dmeventd has RAID45_CONF_DIR: the test would not see where the plugin looks"
 }
 finish() {
 	cp -f "$MLOG" /tmp/messages "$DESC" "${SHARE:-/tmp}/" 2>/dev/null
@@ -141,6 +144,8 @@ register() { # [options]
 	local n i
 	n=$(grep -c " r5: monitoring" "$MLOG" 2>/dev/null)
 	"$MON" register r5 "$@" --timeout 2 --log "$MLOG" || die "raid45-monitor register r5 $*"
+	grep -qx "descriptions=$RAID45_CONF_DIR" "$DM_RAID45_MONITOR_DIR/r5.conf" ||
+		die "the monitor configuration does not name $RAID45_CONF_DIR: $(cat "$DM_RAID45_MONITOR_DIR/r5.conf")"
 	for i in $(seq 100); do
 		[ "$(grep -c " r5: monitoring" "$MLOG" 2>/dev/null)" -gt "${n:-0}" ] && return 0
 		sleep 0.1

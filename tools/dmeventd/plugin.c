@@ -14,8 +14,9 @@
  * the file named by the device's log= key).
  *
  * Per-device state lives in *user.  The only global mutable state is
- * the syslog socket (r45syslog.c), under its own lock, which no call that
- * can block holds.
+ * the syslog socket (r45syslog.c) and the count of flushes still running
+ * (r45flush.c), each under its own lock, which no call that can block
+ * holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@
 #include <libdevmapper.h>
 #include <libdevmapper-event.h>
 #include "r45desc.h"
+#include "r45flush.h"
 #include "r45mon.h"
 #include "r45safe.h"
 #include "r45syslog.h"
@@ -52,6 +54,8 @@
 #define CONF_MAX 65536
 /* status re-reads after an action, per event */
 #define MAX_PASSES 8
+/* the flush before a rebuilt record: given up after (r45flush.h) */
+#define FLUSH_TIMEOUT_MS 10000
 
 struct plugin_dev {
 	pthread_mutex_t lock;
@@ -60,6 +64,8 @@ struct plugin_dev {
 	dev_t devno;		/* the dm device's, 0: not known */
 	bool no_target_logged;
 	bool status_error_logged;
+	struct r45_flush *flush;	/* one given up on, still running */
+	char conf_path[PATH_MAX];	/* its monitor configuration */
 	struct r45mon_dev mon;
 };
 
@@ -140,6 +146,8 @@ static void early_log(const char *device, int prio, const char *fmt, ...)
 }
 
 /* ---- device-mapper ---- */
+
+static const char *desc_dir(const struct plugin_dev *pd);
 
 static struct dm_task *dev_task(struct plugin_dev *pd, int type)
 {
@@ -240,10 +248,9 @@ static int simple_task(struct plugin_dev *pd, int type, bool udev_cookie)
 	return r;
 }
 
-static int pd_reload(void *ctx, uint64_t start, const char *new_params,
-		     char *err, size_t errsize)
+static int reload_locked(struct plugin_dev *pd, uint64_t start, const char *new_params,
+			 char *err, size_t errsize)
 {
-	struct plugin_dev *pd = ctx;
 	struct dm_task *tab, *load;
 	struct dm_info info;
 	uint64_t s, l;
@@ -263,8 +270,26 @@ static int pd_reload(void *ctx, uint64_t start, const char *new_params,
 		snprintf(err, errsize, "reading the table: out of memory");
 		return -ENOMEM;
 	}
+	if (!dm_task_get_info(tab, &info) || !info.exists) {
+		dm_task_destroy(tab);
+		dm_task_destroy(load);
+		snprintf(err, errsize, "reading the table: no device information");
+		return -ENODEV;
+	}
+	/*
+	 * Another program's load not resumed yet (raid45ctl's, or a
+	 * dmsetup load): our resume would make its table live, or our
+	 * load replace it.  Not now; tried again at the next event.
+	 */
+	if (info.inactive_table) {
+		dm_task_destroy(tab);
+		dm_task_destroy(load);
+		snprintf(err, errsize, "the device has an inactive table already (another program's reload under way, or one left behind: dmsetup clear %s)",
+			 pd->mon.name);
+		return -EAGAIN;
+	}
 	/* a read-only device stays read-only */
-	if (dm_task_get_info(tab, &info) && info.read_only && !dm_task_set_ro(load)) {
+	if (info.read_only && !dm_task_set_ro(load)) {
 		dm_task_destroy(tab);
 		dm_task_destroy(load);
 		snprintf(err, errsize, "building the new table: out of memory");
@@ -320,6 +345,40 @@ static int pd_reload(void *ctx, uint64_t start, const char *new_params,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Reloads are serialised with raid45ctl's by the array's description lock
+ * (r45desc.h, r45desc_lock), held from before the check for an inactive
+ * table until after the resume.  The suspend is noflush: held writes stay
+ * held and the lock holder never waits on them.  Nothing here takes the
+ * lock again (flock locks are per open file description: a record made
+ * under it would wait for itself): r45mon records after reload returns.
+ * A device without a description (-ENOENT) is reloaded unlocked.
+ */
+static int pd_reload(void *ctx, uint64_t start, const char *new_params,
+		     char *err, size_t errsize)
+{
+	struct plugin_dev *pd = ctx;
+	char path[PATH_MAX], why[512];
+	int lock = -1, r;
+
+	r = r45desc_find(desc_dir(pd), pd->mon.name, pd->uuid, path, sizeof(path), why,
+			 sizeof(why));
+	if (r && r != -ENOENT) {
+		snprintf(err, errsize, "the description to lock: %s", why);
+		return -EAGAIN;
+	}
+	if (!r) {
+		lock = r45desc_lock(path, why, sizeof(why));
+		if (lock < 0) {
+			snprintf(err, errsize, "%s", why);
+			return -EAGAIN;
+		}
+	}
+	r = reload_locked(pd, start, new_params, err, errsize);
+	r45desc_unlock(lock);
+	return r;
 }
 
 static int pd_message(void *ctx, uint64_t start, const char *msg)
@@ -468,7 +527,17 @@ static void pd_replaced(void *ctx, unsigned int k, const char *old, const char *
 }
 
 /*
- * The array's description (/etc/raid45/<name>.conf, found by the dm name
+ * The descriptions' directory: the one raid45-monitor register saw and
+ * wrote in the device's configuration (descriptions=), never dmeventd's
+ * own environment (systemd's dmeventd has no $RAID45_CONF_DIR).
+ */
+static const char *desc_dir(const struct plugin_dev *pd)
+{
+	return r45mon_conf_descriptions(&pd->mon.conf);
+}
+
+/*
+ * The array's description (<desc_dir>/<name>.conf, found by the dm name
  * or the UUID): the members that failed are recorded in it before any
  * allow_writes names them (r45mon.c).  -ENOENT: the array has none.  A
  * description only root can change is written (it decides what the next
@@ -491,9 +560,20 @@ static int trusted(const char *path, char *why, size_t size)
  */
 static int on_array(struct plugin_dev *pd, char *err, size_t errsize)
 {
-	if (!pd->devno || r45desc_dir_on(r45desc_dir(), pd->devno, err, errsize) <= 0)
+	if (!pd->devno || r45desc_dir_on(desc_dir(pd), pd->devno, err, errsize) <= 0)
 		return 0;
 	return -EDEADLK;
+}
+
+/*
+ * -ENOENT from a record: "no description", unless raid45ctl made the
+ * array (r45mon_no_description): then an error, writes stay held.
+ */
+static int no_description(struct plugin_dev *pd, int r, char *err, size_t errsize)
+{
+	if (r != -ENOENT)
+		return r;
+	return r45mon_no_description(pd->uuid, desc_dir(pd), pd->conf_path, err, errsize);
 }
 
 static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
@@ -504,8 +584,9 @@ static int pd_record(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
 
 	if (r)
 		return r;
-	return r45desc_record_device(r45desc_dir(), pd->mon.name, pd->uuid, start, mask, nr,
-				     rebuilt, trusted, err, errsize);
+	r = r45desc_record_device(desc_dir(pd), pd->mon.name, pd->uuid, start, mask, nr,
+				  rebuilt, trusted, err, errsize);
+	return no_description(pd, r, err, errsize);
 }
 
 static int pd_record_failed(void *ctx, uint64_t start, uint32_t mask, unsigned int nr,
@@ -533,20 +614,27 @@ static int pd_record_replaced(void *ctx, uint64_t start, unsigned int k, unsigne
 
 	if (r)
 		return r;
-	return r45desc_record_device_replaced(r45desc_dir(), pd->mon.name, pd->uuid, start, k,
-					      nr, path, offset, trusted, err, errsize);
+	r = r45desc_record_device_replaced(desc_dir(pd), pd->mon.name, pd->uuid, start, k,
+					   nr, path, offset, trusted, err, errsize);
+	return no_description(pd, r, err, errsize);
 }
 
 /*
  * The device fsync'ed (a flush that reaches every member) before a
  * rebuilt member is recorded current; r45mon calls it only while writes
- * are not held.
+ * are not held.  A member can fail during it: the kernel then holds the
+ * flush until allow_writes, which only this thread sends.  So the fsync
+ * runs in a thread of its own, given up after FLUSH_TIMEOUT_MS
+ * (-ETIMEDOUT: it ends alone once writes go on, and frees itself); no
+ * second one while it runs (-EINPROGRESS).  The plugin is linked with
+ * -z nodelete: dmeventd's dlclose() after the last device leaves such a
+ * thread its code.
  */
 static int pd_flush(void *ctx)
 {
 	struct plugin_dev *pd = ctx;
 	char path[PATH_MAX];
-	int fd = -1, r;
+	int fd = -1;
 
 	if (pd->devno) {
 		snprintf(path, sizeof(path), "/dev/block/%u:%u", major(pd->devno),
@@ -559,8 +647,34 @@ static int pd_flush(void *ctx)
 	}
 	if (fd < 0)
 		return -errno;
-	r = fsync(fd) ? -errno : 0;
-	close(fd);
+	return r45_flush_timed(fd, FLUSH_TIMEOUT_MS, &pd->flush, NULL);
+}
+
+/* The status of the raid45 target at start, read again (no flush). */
+static int pd_get_status(void *ctx, uint64_t start, char *buf, size_t size)
+{
+	struct plugin_dev *pd = ctx;
+	struct dm_task *dmt;
+	uint64_t s, l;
+	char *type, *params;
+	void *next = NULL;
+	int r = run_task(pd, DM_DEVICE_STATUS, &dmt);
+
+	if (r)
+		return r;
+	r = -ENOENT;
+	do {
+		type = NULL;
+		params = NULL;
+		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
+		if (type && params && s == start && !strcmp(type, "raid45")) {
+			r = strlen(params) < size ? 0 : -ENOSPC;
+			if (!r)
+				strcpy(buf, params);
+			break;
+		}
+	} while (next);
+	dm_task_destroy(dmt);
 	return r;
 }
 
@@ -576,6 +690,7 @@ static const struct r45mon_ops plugin_ops = {
 	.record_rebuilt = pd_record_rebuilt,
 	.record_replaced = pd_record_replaced,
 	.flush = pd_flush,
+	.get_status = pd_get_status,
 };
 
 /* ---- status ---- */
@@ -745,7 +860,10 @@ int register_device(const char *device, const char *uuid, int major, int minor,
 	if (major > 0)
 		pd->devno = makedev((unsigned int)major, (unsigned int)minor);
 	load_conf(device, &conf);
+	snprintf(pd->conf_path, sizeof(pd->conf_path), "%s/%s.conf", conf_dir(), device);
 	r45mon_init(&pd->mon, device, &conf, &plugin_ops, pd);
+	r45mon_log(&pd->mon, LOG_INFO, "array descriptions looked for in %s%s", desc_dir(pd),
+		   conf.descriptions[0] ? "" : " (the default: the configuration names none)");
 
 	/*
 	 * Look now: dmeventd waits for the next event, and a failure that
@@ -777,6 +895,7 @@ int unregister_device(const char *device, const char *uuid, int major,
 		return 1;
 	pthread_mutex_lock(&pd->lock);
 	r45mon_log(&pd->mon, LOG_INFO, "no longer monitored");
+	r45_flush_forget(&pd->flush);	/* one still running frees itself */
 	pthread_mutex_unlock(&pd->lock);
 	pthread_mutex_destroy(&pd->lock);
 	free(pd);

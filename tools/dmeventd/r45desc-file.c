@@ -461,10 +461,24 @@ int r45desc_find(const char *dir, const char *name, const char *uuid,
  * on the directory (an array's record never waits for another's).  The
  * writers replace the file by a rename while they hold the lock on the
  * old one: a lock taken on a file no longer at path is dropped and
- * taken again on the new one.
+ * taken again on the new one.  Never waited for without a bound: a
+ * holder that stopped (a raid45ctl at a terminal's ^Z) must not keep
+ * the plugin, and the writes held for a failure, waiting for ever.
  */
-int r45desc_lock(const char *path, char *err, size_t errsize)
+#define LOCK_TRY_NS (50 * 1000 * 1000)
+
+static int64_t now_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int r45desc_lock_wait(const char *path, int timeout_ms, char *err, size_t errsize)
+{
+	const struct timespec tick = { 0, LOCK_TRY_NS };
+	int64_t end = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	struct stat fs, ps;
 	int fd, r;
 
@@ -472,10 +486,19 @@ int r45desc_lock(const char *path, char *err, size_t errsize)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0)
 			return ferr(err, errsize, "%s: %s", path, strerror(errno));
-		while (flock(fd, LOCK_EX)) {
+		while (flock(fd, LOCK_EX | LOCK_NB)) {
 			if (errno == EINTR)
 				continue;
-			r = ferr(err, errsize, "%s: cannot lock it: %s", path, strerror(errno));
+			if (errno == EWOULDBLOCK && (timeout_ms < 0 || now_ms() < end)) {
+				nanosleep(&tick, NULL);
+				continue;
+			}
+			if (errno == EWOULDBLOCK)
+				r = ferr(err, errsize, "%s: locked by another program for %d ms (a raid45ctl stopped or still running?): not waiting longer",
+					 path, timeout_ms);
+			else
+				r = ferr(err, errsize, "%s: cannot lock it: %s", path,
+					 strerror(errno));
 			close(fd);
 			return r;
 		}
@@ -488,6 +511,11 @@ int r45desc_lock(const char *path, char *err, size_t errsize)
 			return fd;
 		close(fd);	/* replaced (or removed) while we waited */
 	}
+}
+
+int r45desc_lock(const char *path, char *err, size_t errsize)
+{
+	return r45desc_lock_wait(path, R45DESC_LOCK_TIMEOUT_MS, err, errsize);
 }
 
 void r45desc_unlock(int fd)

@@ -220,8 +220,22 @@ int r45desc_find(const char *dir, const char *name, const char *uuid,
  * again if the file was replaced meanwhile), held until
  * r45desc_unlock(); other arrays' descriptions are not locked.  A
  * descriptor, or -errno (-ENOENT: no file) with why in err.
+ *
+ * Also held from a table load to its resume (plugin and raid45ctl
+ * alike), so that two programs' load/suspend/resume never interleave:
+ * take it, check that the device has no inactive table, load, suspend
+ * (noflush), resume, then unlock.  flock() locks belong to the open file
+ * description: while holding it, do not call what takes it again
+ * (r45desc_save, r45desc_record_*, r45desc_remove): that would wait for
+ * itself until the bound below.
+ *
+ * Waits at most R45DESC_LOCK_TIMEOUT_MS for another holder, then
+ * -EWOULDBLOCK (err says so); r45desc_lock_wait() takes the bound in ms
+ * (< 0: no bound).
  */
+#define R45DESC_LOCK_TIMEOUT_MS 10000
 int r45desc_lock(const char *path, char *err, size_t errsize);
+int r45desc_lock_wait(const char *path, int timeout_ms, char *err, size_t errsize);
 void r45desc_unlock(int fd);
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The monitor's decisions (see r45mon.h).  (~1,250 lines in one file:
+ * The monitor's decisions (see r45mon.h).  (~1,350 lines in one file:
  * every policy reads and sets the same per-member acknowledgement and
  * rebuild state, and its unit test drives them as one engine.)  Each
  * call to r45mon_update()
@@ -163,6 +163,9 @@ int r45mon_conf_parse(const char *text, struct r45mon_conf *conf,
 				      errsize, line, key))
 				return -EINVAL;
 			conf->nr_spares++;
+		} else if (!strcmp(key, "descriptions")) {
+			if (conf_path(val, conf->descriptions, err, errsize, line, key))
+				return -EINVAL;
 		} else if (!strcmp(key, "hook_timeout")) {
 			char *end;
 			unsigned long v;
@@ -207,8 +210,27 @@ int r45mon_conf_format(const struct r45mon_conf *conf, char *buf, size_t size)
 	if (conf->log[0])
 		PUT("log=%s\n", conf->log);
 	PUT("hook_timeout=%u\n", conf->hook_timeout);
+	if (conf->descriptions[0])
+		PUT("descriptions=%s\n", conf->descriptions);
 #undef PUT
 	return 0;
+}
+
+const char *r45mon_conf_descriptions(const struct r45mon_conf *conf)
+{
+	return conf->descriptions[0] ? conf->descriptions : R45MON_DESC_DIR_DEFAULT;
+}
+
+int r45mon_no_description(const char *uuid, const char *dir, const char *monitor,
+			  char *err, size_t errsize)
+{
+	const char *pre = R45MON_RAID45CTL_UUID_PREFIX;
+
+	if (!uuid || strncmp(uuid, pre, strlen(pre)))
+		return -ENOENT;
+	snprintf(err, errsize, "no description of this array (uuid %s, made by raid45ctl create) in %s: not taken for an array without one, its failures are not acknowledged unrecorded; if its descriptions are in another directory, register it again from a shell where RAID45_CONF_DIR names that directory (raid45-monitor register records it in %s), or put its description back in %s",
+		 uuid, dir, monitor && monitor[0] ? monitor : "its monitor configuration", dir);
+	return -ENOKEY;
 }
 
 /* ---- logging ---- */
@@ -434,7 +456,10 @@ static int load_table(struct r45mon_dev *d, struct r45mon_target *t,
 		TLOG(LOG_ERR, "%s: table too long", why);
 	else
 		r = d->ops->reload(d->ctx, t->start, buf, err, sizeof(err));
-	if (r && err[0])
+	if (r == -EAGAIN)
+		TLOG(LOG_WARNING, "%s: not now: %s (tried again at the next event or timeout)",
+		     why, err[0] ? err : strerror(-r));
+	else if (r && err[0])
 		TLOG(LOG_ERR, "%s failed: %s", why, err);
 	else if (r)
 		TLOG(LOG_ERR, "%s failed: %s", why, strerror(-r));
@@ -613,6 +638,45 @@ static void action_started(struct r45mon_dev *d, struct r45mon_target *t,
 	}
 }
 
+/*
+ * After the flush, before member k is recorded current: the status read
+ * again.  A member that failed meanwhile (writes held: the flush may have
+ * ended only by an error) or another device in k's place: not recorded
+ * now (act() drops a dead member's record, changes() another device's).
+ * 0: record it; 1: changed (read the status again); -1: not read.
+ */
+static int still_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
+			  const struct r45_status *st, unsigned int k)
+{
+	const struct r45_member *o = &st->members[k], *m;
+	struct r45_status now;
+	char *buf;
+	int r;
+
+	if (!d->ops->get_status)
+		return 0;
+	buf = malloc(TABLE_MAX);
+	if (!buf)
+		return -1;
+	r = d->ops->get_status(d->ctx, t->start, buf, TABLE_MAX);
+	if (!r && r45_status_parse(buf, &now))
+		r = -EINVAL;
+	free(buf);
+	if (r) {
+		TLOG(LOG_WARNING, "cannot read the status again after the flush: %s: the end of the rebuild of member %u is recorded later",
+		     strerror(-r), k);
+		return -1;
+	}
+	m = &now.members[k];
+	if (now.nr_members != st->nr_members || m->dead || m->missing || now.held ||
+	    m->major != o->major || m->minor != o->minor) {
+		TLOG(LOG_NOTICE, "the array changed during the flush (%s): the end of the rebuild of member %u is recorded later",
+		     now.held ? "writes held" : "member changed", k);
+		return 1;
+	}
+	return 0;
+}
+
 /* A finished rebuild in the array's description, if it has one. */
 static void retry_replaced(struct r45mon_dev *d, struct r45mon_target *t,
 			   const struct r45_status *st, bool fresh);
@@ -641,14 +705,31 @@ static void record_rebuilt(struct r45mon_dev *d, struct r45mon_target *t,
 		if (st->held)
 			return;
 		r = d->ops->flush(d->ctx);
+		if (r == -ETIMEDOUT) {
+			/*
+			 * A member may have failed during the flush: the
+			 * kernel holds its completion until allow_writes,
+			 * which only this thread sends.  Left to end alone;
+			 * the status is read again at once.
+			 */
+			TLOG(LOG_WARNING, "the flush before recording the end of the rebuild of member %u has not ended in time (writes held for a new failure?): the record waits, the status is read again",
+			     k);
+			t->reread = true;
+			return;
+		}
 		if (r) {
 			if (!t->flush_error_logged)
 				TLOG(LOG_ERR, "cannot flush the device before recording the end of the rebuild of member %u: %s (tried again at the next event or timeout)",
-				     k, strerror(-r));
+				     k, r == -EINPROGRESS ? "an earlier flush has not ended" : strerror(-r));
 			t->flush_error_logged = true;
 			return;
 		}
 		t->flush_error_logged = false;
+		r = still_rebuilt(d, t, st, k);
+		if (r) {
+			t->reread |= r > 0;
+			return;
+		}
 		t->rebuilt_pending &= ~(1u << k);
 	}
 	r = d->ops->record_rebuilt(d->ctx, t->start, k, st->nr_members, st->members[k].major,
@@ -1008,7 +1089,10 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 		nt.offsets[k] = off;
 		snprintf(why, sizeof(why), "replacing member %u (%s) by spare %s (%s)",
 			 k, old, path, devno);
-		if (load_table(d, t, &nt, why)) {
+		r = load_table(d, t, &nt, why);
+		if (r == -EAGAIN)
+			return false;	/* someone else reloads: this spare later */
+		if (r) {
 			t->bad_spares |= 1u << s;
 			continue;
 		}
@@ -1040,11 +1124,15 @@ static bool replace_member(struct r45mon_dev *d, struct r45mon_target *t,
 	return false;
 }
 
-/* The rebuild of member k is over: reload with <dev_to_init> -1. */
+/*
+ * The rebuild of member k is over: reload with <dev_to_init> -1 (again
+ * at the next update if another program reloads the device now).
+ */
 static bool finalize(struct r45mon_dev *d, struct r45mon_target *t, unsigned int k)
 {
 	struct r45_table tab;
 	char why[96];
+	int r;
 
 	if (read_table(d, t, &tab))
 		return false;
@@ -1053,7 +1141,10 @@ static bool finalize(struct r45mon_dev *d, struct r45mon_target *t, unsigned int
 	tab.dev_to_init = -1;
 	r45_table_core_nosync(&tab);
 	snprintf(why, sizeof(why), "reloading with <dev_to_init> -1 after the rebuild of member %u", k);
-	return !load_table(d, t, &tab, why);
+	r = load_table(d, t, &tab, why);
+	if (r == -EAGAIN)
+		t->finalize = (int)k;
+	return !r;
 }
 
 static bool spare_policy(struct r45mon_dev *d, struct r45mon_target *t,
@@ -1172,7 +1263,7 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 
 	record(d, t, st);
 	retry_replaced(d, t, st, false);
-	for (i = 0; t->rebuilt_pending && !st->held && i < st->nr_members; i++) {
+	for (i = 0; t->rebuilt_pending && !st->held && !t->reread && i < st->nr_members; i++) {
 		if (!(t->rebuilt_pending & (1u << i)))
 			continue;
 		if (st->members[i].dead)
@@ -1221,8 +1312,12 @@ static bool act(struct r45mon_dev *d, struct r45mon_target *t,
 	 */
 	if (st->held && ok && (unsent || all_ok) && d->conf.policy != R45MON_HOLD)
 		acted |= allow_writes(d, t, ok);
-	if (d->conf.policy == R45MON_SPARE && !acted)
+	if (d->conf.policy == R45MON_SPARE && !acted && !t->reread)
 		acted |= spare_policy(d, t, st);
+	if (t->reread) {
+		t->reread = false;
+		acted = true;
+	}
 	return acted;
 }
 

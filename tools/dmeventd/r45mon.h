@@ -27,6 +27,10 @@ enum r45mon_policy {
 #define R45MON_DEFAULT_HOOK_TIMEOUT 60
 /* the UUID prefix of the sets "raid45-monitor dmraid" activates */
 #define R45MON_DMRAID_UUID_PREFIX "DMRAID45-"
+/* the UUID prefix of the arrays raid45ctl create makes (r45ctl-dev.c) */
+#define R45MON_RAID45CTL_UUID_PREFIX "R45-"
+/* the descriptions' directory when the configuration names none (r45desc.h) */
+#define R45MON_DESC_DIR_DEFAULT "/etc/raid45"
 
 /* The per-device configuration file (key=value lines, see conf_parse). */
 struct r45mon_conf {
@@ -36,6 +40,13 @@ struct r45mon_conf {
 	char spares[R45MON_MAX_SPARES][R45MON_PATH_MAX];
 	char log[R45MON_PATH_MAX];	/* "" for none */
 	unsigned int hook_timeout;	/* seconds */
+	/*
+	 * the directory of the array descriptions (r45desc.h) that
+	 * raid45-monitor register saw ($RAID45_CONF_DIR or /etc/raid45):
+	 * the plugin's own environment (dmeventd started by systemd) may
+	 * name another.  "": R45MON_DESC_DIR_DEFAULT (older configurations)
+	 */
+	char descriptions[R45MON_PATH_MAX];
 };
 
 void r45mon_conf_default(struct r45mon_conf *conf);
@@ -43,13 +54,26 @@ void r45mon_conf_default(struct r45mon_conf *conf);
  * Parse a configuration file's text: 0, or -EINVAL with a message (naming
  * the line) in err.  Keys: policy=warn|spare|hold, hook=/abs/path,
  * spare=/abs/path (repeatable, used in order), log=/abs/path,
- * hook_timeout=<seconds>.  '#' starts a comment line.
+ * hook_timeout=<seconds>, descriptions=/abs/dir.  '#' starts a comment
+ * line.
  */
 int r45mon_conf_parse(const char *text, struct r45mon_conf *conf,
 		      char *err, size_t errsize);
 /* 0, or -ENOSPC. */
 int r45mon_conf_format(const struct r45mon_conf *conf, char *buf, size_t size);
 const char *r45mon_policy_name(enum r45mon_policy p);
+/* The descriptions' directory of a configuration (its default if none). */
+const char *r45mon_conf_descriptions(const struct r45mon_conf *conf);
+/*
+ * A record found no description of the device (uuid) in dir: -ENOENT
+ * ("no description", nothing to record) unless raid45ctl made the array
+ * (its UUID starts with R45MON_RAID45CTL_UUID_PREFIX): then its
+ * description is somewhere else, or lost, and a failure must not be
+ * acknowledged unrecorded: -ENOKEY with where it looked and what to do
+ * in err (monitor: the device's monitor configuration, for the message).
+ */
+int r45mon_no_description(const char *uuid, const char *dir, const char *monitor,
+			  char *err, size_t errsize);
 int r45mon_policy_parse(const char *s, enum r45mon_policy *p);
 
 /* What the monitor asks of its surroundings; each returns 0 or -errno. */
@@ -61,6 +85,8 @@ struct r45mon_ops {
 	 * (the other targets unchanged), suspend without flush (held
 	 * writes stay held), resume; err says which step failed and why.
 	 * Never called while a dead member's failure is not recorded.
+	 * -EAGAIN: not now (another program reloads the device: an inactive
+	 * table there, or the description's lock held), tried again later.
 	 */
 	int (*reload)(void *ctx, uint64_t start, const char *params,
 		      char *err, size_t errsize);
@@ -121,9 +147,18 @@ struct r45mon_ops {
 	 * optional: make what the array has written durable on its members
 	 * (an fsync of the dm device: the flush reaches every member), before
 	 * a rebuilt member is recorded current.  Called only while writes
-	 * are not held (a held flush would never end).  0 or -errno.
+	 * are not held (a held flush would never end).  0 or -errno; never
+	 * waits without a bound: a member can fail during the flush, and the
+	 * kernel then holds its completion until allow_writes, which only
+	 * the caller sends.  -ETIMEDOUT: not ended in time, left to go on
+	 * alone; -EINPROGRESS: such a flush still runs (none started).
 	 */
 	int (*flush)(void *ctx);
+	/*
+	 * optional: the status line of the raid45 target at start, read
+	 * again (without flush) after a flush, before its rebuilt record
+	 */
+	int (*get_status)(void *ctx, uint64_t start, char *buf, size_t size);
 };
 
 enum r45mon_ack {
@@ -181,6 +216,7 @@ struct r45mon_target {
 	/* rebuilds' ends to record once the device is flushed */
 	uint32_t rebuilt_pending;
 	bool flush_error_logged;
+	bool reread;		/* the status changed while acting: read it again */
 	uint32_t bad_spares;	/* spares that failed to load (bit per spare) */
 };
 

@@ -16,7 +16,9 @@
  *   raid45-monitor dmraid [--table FILE|-] <set> [register's options] [--dry-run]
  *
  * register writes <dir>/<dm-name>.conf (dir: $DM_RAID45_MONITOR_DIR, or
- * /etc/dm-raid45/monitor), which the plugin reads when dmeventd
+ * /etc/dm-raid45/monitor; with descriptions= the array descriptions'
+ * directory it sees, $RAID45_CONF_DIR or /etc/raid45, which the plugin
+ * uses rather than dmeventd's environment), which the plugin reads when dmeventd
  * registers the device, and registers the device for all error events
  * and a timeout (progress) with dmeventd, starting dmeventd if needed.
  * The plugin path: --dso, $DM_RAID45_MONITOR_DSO, or where make install
@@ -44,6 +46,7 @@
 #include <sys/wait.h>
 #include <libdevmapper.h>
 #include <libdevmapper-event.h>
+#include "r45desc.h"
 #include "r45dmraid.h"
 #include "r45mon.h"
 #include "r45safe.h"
@@ -101,6 +104,8 @@ static void usage(FILE *f)
 		"          root can change (as the directories up to them), else the\n"
 		"          plugin refuses them and writes stay held after a failure\n"
 		"files:    configuration in $DM_RAID45_MONITOR_DIR (default %s),\n"
+		"          with the array descriptions' directory register sees\n"
+		"          ($RAID45_CONF_DIR, default /etc/raid45), the plugin's;\n"
 		"          plugin $DM_RAID45_MONITOR_DSO (default %s)\n",
 		prog, prog, prog, prog, prog, prog, R45DM_UUID_PREFIX, R45MON_CONF_DIR,
 		R45MON_PLUGIN_PATH);
@@ -364,6 +369,11 @@ struct reg_args {
 static void reg_args_init(struct reg_args *a)
 {
 	r45mon_conf_default(&a->conf);
+	/*
+	 * The descriptions' directory this command sees ($RAID45_CONF_DIR,
+	 * as raid45ctl's), for the plugin: dmeventd's environment may lack it.
+	 */
+	snprintf(a->conf.descriptions, sizeof(a->conf.descriptions), "%s", r45desc_dir());
 	a->dso_opt = NULL;
 	a->timeout = DEFAULT_TIMEOUT;
 }
@@ -668,6 +678,7 @@ static void print_monitoring(const char *name, bool verbose)
 				printf("%s%s", i ? " " : ", spares ", conf.spares[i]);
 			if (conf.log[0])
 				printf(", log %s", conf.log);
+			printf(", descriptions in %s", r45mon_conf_descriptions(&conf));
 		} else if (conf.nr_spares) {
 			printf(", %u spare%s", conf.nr_spares, conf.nr_spares == 1 ? "" : "s");
 		}

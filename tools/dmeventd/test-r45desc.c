@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -843,6 +844,56 @@ static void test_lock(void)
 	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	      WEXITSTATUS(status) == 0, "child: %d", WEXITSTATUS(status));
 	CHECK(r45desc_lock("/nonexistent-dir/x.conf", err, sizeof(err)) == -ENOENT, "none");
+
+	/*
+	 * A holder that never lets go (a raid45ctl stopped with ^Z): not
+	 * waited for without a bound (another open file description, so
+	 * another lock, even in this process).
+	 */
+	l1 = r45desc_lock(a, err, sizeof(err));
+	CHECK(l1 >= 0, "lock a again: %s", err);
+	pid = fork();
+	if (pid == 0) {
+		/* in a child: a lock waited for without a bound is killed */
+		struct timespec t0, t1;
+		long ms;
+		int l2;
+
+		alarm(5);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		l2 = r45desc_lock_wait(a, 300, err, sizeof(err));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		if (l2 != -EWOULDBLOCK || !strstr(err, "locked by another program"))
+			_exit(2);
+		_exit(ms >= 290 && ms < 3000 ? 0 : 3);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "a lock held elsewhere: %s %d",
+	      WIFSIGNALED(status) ? "waited for until killed, signal" : "exit status",
+	      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	/* one that lets go within the bound: taken then */
+	CHECK(pipe(pfd) == 0, "pipe");
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(3);
+		usleep(200 * 1000);
+		r45desc_unlock(l1);	/* the child's copy: still the same lock */
+		_exit(0);
+	}
+	close(pfd[0]);
+	close(l1);	/* the child's descriptor holds it now */
+	CHECK(write(pfd[1], "x", 1) == 1, "pipe write");
+	close(pfd[1]);
+	l1 = r45desc_lock_wait(a, 5000, err, sizeof(err));
+	CHECK(l1 >= 0, "after the holder let go: %s", err);
+	r45desc_unlock(l1);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "child: %d", WEXITSTATUS(status));
 	unlink(a);
 	unlink(b);
 	report("r45desc-lock-per-array", before);

@@ -13,7 +13,9 @@
  * for RAID6, a second failure during the first one's hook (acknowledged
  * only after its own hook), the reload with <dev_to_init> -1 after a rebuild, a monitor
  * started on an array that failed meanwhile (dmeventd restarted), and
- * every logged change logged once.  (~1,250 lines in one file: the fake
+ * every logged change logged once, a flush that hangs (a member failed
+ * during it), a reload refused while another program reloads, the
+ * configuration's descriptions directory.  (~1,450 lines in one file: the fake
  * array and every scenario that drives r45mon.c as one engine.)
  */
 #include <errno.h>
@@ -65,6 +67,7 @@ struct fake {
 	int release_hooks;	/* hooks run when a message released writes */
 	int nr_reloads;
 	int reload_fail;	/* fail the next reloads */
+	int reload_busy;	/* the next reloads: -EAGAIN (another program's) */
 	/*
 	 * failed members none had acknowledged while a reload's suspend
 	 * released held writes: a flushing suspend submits them (data
@@ -85,6 +88,12 @@ struct fake {
 	char records[16][64];
 	int nr_records;
 	char seq[2048];		/* records, messages and reloads, in order */
+	/* flush i: its answer; fail_in_flush: member + 1 failing during it */
+	int flush_rc[8];
+	int fail_in_flush[8];
+	int nr_flushes;
+	int nr_status_reads;	/* get_status */
+	int status_fail;	/* the next get_status calls: -EIO */
 };
 
 static void seq_add(struct fake *f, const char *fmt, const char *arg)
@@ -176,6 +185,12 @@ static int fake_reload(void *ctx, uint64_t start, const char *params, char *err,
 
 	if (start != 0)
 		return -ENOENT;
+	if (f->reload_busy) {
+		f->reload_busy--;
+		seq_add(f, "%s;", "busy");
+		snprintf(err, errsize, "the device has an inactive table already");
+		return -EAGAIN;
+	}
 	if (f->reload_fail) {
 		f->reload_fail--;
 		snprintf(err, errsize, "load: Invalid argument");
@@ -393,9 +408,35 @@ static int fake_record_replaced(void *ctx, uint64_t start, unsigned int k, unsig
 static int fake_flush(void *ctx)
 {
 	struct fake *f = ctx;
+	int i = f->nr_flushes++;
 
 	CHECK(!f->held, "flush while writes are held");
 	seq_add(f, "%s;", "flush");
+	if (i >= 8)
+		return 0;
+	/*
+	 * A member failing during the flush: the kernel holds the flush's
+	 * completion until allow_writes (the plugin's flush then times out)
+	 */
+	if (f->fail_in_flush[i]) {
+		f->dead[f->fail_in_flush[i] - 1] = true;
+		f->held = true;
+	}
+	return f->flush_rc[i];
+}
+
+static int fake_get_status(void *ctx, uint64_t start, char *buf, size_t size)
+{
+	struct fake *f = ctx;
+
+	if (start != 0)
+		return -ENOENT;
+	f->nr_status_reads++;
+	if (f->status_fail) {
+		f->status_fail--;
+		return -EIO;
+	}
+	fake_status(f, buf, size);
 	return 0;
 }
 
@@ -422,6 +463,7 @@ static const struct r45mon_ops desc_ops = {
 	.record_rebuilt = fake_record_rebuilt,
 	.record_replaced = fake_record_replaced,
 	.flush = fake_flush,
+	.get_status = fake_get_status,
 };
 
 /* Lines logged that contain s. */
@@ -851,6 +893,107 @@ static void test_rebuilt_flushed(void)
 }
 
 /*
+ * Review 6: a reload refused for now (another program's load/resume under
+ * way: an inactive table, or the description's lock held): the spare is
+ * not taken for a bad one, the replacement and the final reload are
+ * tried again at the next event.
+ */
+static void test_reload_busy(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	setup_ops(&d, &f, R45MON_SPARE, NULL, 2, &desc_ops);
+	f.reload_busy = 2;
+	fail(&f, 1);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;allow_writes 1;busy;") && !f.nr_reloads && !f.held,
+	      "busy: %s", f.seq);
+	CHECK(logged(&f, "not now: the device has an inactive table already (tried again") == 1,
+	      "logged");
+	event(&d, &f);
+	CHECK(!f.nr_reloads && f.reload_busy == 0, "busy again: %s", f.seq);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 1 && f.minor[1] == 50 && f.rebuilding == 1,
+	      "the first spare, once free: %s (member 1 is 254:%u)", f.seq, f.minor[1]);
+	CHECK(!logged(&f, "not usable") && !logged(&f, "failed:"), "the spare called bad");
+	/* the rebuild ends; the final reload is refused once, then made */
+	f.reload_busy = 1;
+	rebuild_steps(&d, &f, 4);
+	CHECK(f.nr_reloads == 1 && f.dev_to_init == 1, "final reload while busy: %s", f.seq);
+	event(&d, &f);
+	CHECK(f.nr_reloads == 2 && f.dev_to_init == -1, "final reload later: %s", f.seq);
+	report("r45mon-reload-busy", before);
+}
+
+/*
+ * Review 4: a member fails during the flush before a rebuilt record.  The
+ * kernel holds the flush until allow_writes; the flush times out (the
+ * plugin's runs in a thread of its own), the failure is recorded and
+ * acknowledged in the same event, the rebuilt record waits (an earlier
+ * flush still running: not yet), then is made once a flush ends with the
+ * array unchanged.  A flush that ends but with a failure meanwhile
+ * (status read again after it): not recorded either.
+ */
+static void test_flush_hangs(void)
+{
+	int before = failures;
+	struct r45mon_dev d;
+	struct fake f;
+
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[1] = true;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	/* member 1 put back and rebuilt whole between two looks */
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	f.fail_in_flush[0] = 3;
+	f.flush_rc[0] = -ETIMEDOUT;
+	f.flush_rc[1] = -EINPROGRESS;
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;record 0x4;allow_writes 2;flush;") && !f.held,
+	      "a flush that hangs: %s", f.seq);
+	CHECK(logged(&f, "has not ended in time") == 1 && logged(&f, "an earlier flush has not ended") == 1,
+	      "logged");
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;record 0x4;allow_writes 2;flush;flush;rebuilt 1;"),
+	      "then: %s", f.seq);
+	CHECK(f.nr_status_reads >= 1, "no status read after the flush");
+	event(&d, &f);
+	CHECK(f.nr_flushes == 3, "flushed again: %s", f.seq);
+
+	/* the flush ends, but a member failed meanwhile: not recorded yet */
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[1] = true;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	f.fail_in_flush[0] = 4;
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;record 0x8;allow_writes 3;flush;rebuilt 1;") &&
+	      !f.held, "a failure during a flush that ended: %s", f.seq);
+
+	/* the status cannot be read after the flush: later, no loop */
+	fake_init(&f, 4, "raid5_ls");
+	f.dead[1] = true;
+	setup_ops(&d, &f, R45MON_WARN, NULL, 0, &desc_ops);
+	f.dead[1] = false;
+	f.minor[1] = 60;
+	f.dev_to_init = 1;
+	f.status_fail = 2;	/* (tried twice in an update: its end, then pending) */
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;flush;") && logged(&f, "cannot read the status again") == 2,
+	      "status not read: %s", f.seq);
+	event(&d, &f);
+	CHECK(!strcmp(f.seq, "record 0x2;flush;flush;flush;rebuilt 1;"), "then: %s", f.seq);
+	report("r45mon-flush-hangs", before);
+}
+
+/*
  * The monitor acknowledges the failures it recorded, by member: a
  * failure that happens while another one's hook runs waits for its own
  * hook (issue 31, finding 4).
@@ -1096,6 +1239,51 @@ static void test_conf(void)
 }
 
 /*
+ * Review 2: the descriptions' directory raid45-monitor register saw is
+ * in the configuration (the plugin's environment may lack
+ * $RAID45_CONF_DIR); older configurations mean /etc/raid45.  An array
+ * raid45ctl made (UUID R45-...) without a description found is an
+ * error, not "no description".
+ */
+static void test_descriptions(void)
+{
+	int before = failures;
+	struct r45mon_conf c, c2;
+	char err[1024], buf[8192];
+
+	CHECK(!r45mon_conf_parse("policy=warn\ndescriptions=/run/raid45\n", &c, err, sizeof(err)),
+	      "parse: %s", err);
+	CHECK(!strcmp(c.descriptions, "/run/raid45") &&
+	      !strcmp(r45mon_conf_descriptions(&c), "/run/raid45"), "descriptions: %s",
+	      c.descriptions);
+	CHECK(!r45mon_conf_format(&c, buf, sizeof(buf)) && strstr(buf, "descriptions=/run/raid45\n") &&
+	      !r45mon_conf_parse(buf, &c2, err, sizeof(err)) && !memcmp(&c, &c2, sizeof(c)),
+	      "round trip: %s", buf);
+	CHECK(!r45mon_conf_parse("policy=warn\nhook_timeout=9\n", &c, err, sizeof(err)) &&
+	      !c.descriptions[0] && !strcmp(r45mon_conf_descriptions(&c), "/etc/raid45"),
+	      "an older configuration: %s", r45mon_conf_descriptions(&c));
+	CHECK(!r45mon_conf_format(&c, buf, sizeof(buf)) && !strstr(buf, "descriptions"),
+	      "none written when none: %s", buf);
+	CHECK(r45mon_conf_parse("descriptions=run/raid45", &c, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "absolute"), "relative: %s", err);
+
+	err[0] = '\0';
+	CHECK(r45mon_no_description("R45-6f1c0e9a4b2d4c7e8a1b3c5d7e9f0a1b", "/etc/raid45",
+				    "/etc/dm-raid45/monitor/r5.conf", err, sizeof(err)) == -ENOKEY,
+	      "raid45ctl's array without a description");
+	CHECK(strstr(err, "in /etc/raid45") && strstr(err, "RAID45_CONF_DIR") &&
+	      strstr(err, "/etc/dm-raid45/monitor/r5.conf"), "why: %s", err);
+	CHECK(r45mon_no_description("R45TEST-r5", "/etc/raid45", "", err, sizeof(err)) == -ENOENT,
+	      "another UUID");
+	CHECK(r45mon_no_description("DMRAID45-isw_x", "/etc/raid45", "", err, sizeof(err)) == -ENOENT,
+	      "a dmraid set");
+	CHECK(r45mon_no_description("", "/etc/raid45", "", err, sizeof(err)) == -ENOENT &&
+	      r45mon_no_description(NULL, "/etc/raid45", "", err, sizeof(err)) == -ENOENT,
+	      "no UUID");
+	report("r45mon-descriptions-dir", before);
+}
+
+/*
  * With a description, the failure is recorded in it before allow_writes,
  * whatever the policy; a record that fails keeps writes held (logged
  * once, tried again at every update); without a description (-ENOENT)
@@ -1258,9 +1446,12 @@ int main(void)
 	test_restart();
 	test_changes();
 	test_conf();
+	test_descriptions();
 	test_record();
 	test_reload_unrecorded();
 	test_replaced_retry();
 	test_rebuilt_flushed();
+	test_flush_hangs();
+	test_reload_busy();
 	return failures ? 1 : 0;
 }
