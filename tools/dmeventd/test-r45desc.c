@@ -7,7 +7,9 @@
  * member, disk log, ppl, raid4, raid params), the atomic replacement
  * (a failure or a crash between the write and the rename leaves the old
  * file), recording failures, finding a description by name or uuid,
- * and random damage to a file never crashes the parser.
+ * and random damage to a file never crashes the parser.  (~1,200 lines:
+ * one binary for r45desc.c and r45desc-file.c, whose tests share the
+ * fixtures, the test seams and the temporary directory.)
  */
 #include <dirent.h>
 #include <errno.h>
