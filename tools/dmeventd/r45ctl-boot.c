@@ -20,14 +20,20 @@
  *       array's name, '+' written ':') if it is not active, every
  *       needed device being there, then register it with dmeventd
  *       ("raid45-monitor register <name> --keep": the device's monitor
- *       configuration, if it has one, is kept).  --last-resort
+ *       configuration, if it has one, is kept).  Active already: a
+ *       success, not registered again (whoever created it did).  Each
+ *       look at the array (description read, active?, decision, records,
+ *       creation) holds its activation lock (activation_lock(),
+ *       r45ctl-dev.h), as activate and create do.  --last-resort
  *       (raid45-last-resort@.service): wait, polling each second, until
  *       every needed device is there (then as above), the array is
  *       active (started by raid45@: nothing to do), or the description's
- *       boot-degraded seconds have passed: then start it without the
- *       absent members, if the type's parity covers them and the disk
- *       log is there; a description without boot-degraded is never
- *       started degraded.  Never with start_dirty_degraded: a dirty
+ *       boot-degraded seconds (at least R45BOOT_SETTLE) have passed:
+ *       then start it without the absent members, if the type's parity
+ *       covers them, the disk log is there and the array can tell a
+ *       crash (a disk log or ppl); a description without boot-degraded
+ *       is never started degraded, nor one with a device two needed
+ *       paths lead to.  Never with start_dirty_degraded: a dirty
  *       degraded start the kernel refuses stays refused, for an operator
  *       (raid45ctl activate --degraded --start-dirty-degraded).
  */
