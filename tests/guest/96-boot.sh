@@ -314,8 +314,6 @@ grep -q "^timeout=2$" "$DM_RAID45_MONITOR_DIR/r5.conf" ||
 	die "register --timeout 2: not recorded: $(cat "$DM_RAID45_MONITOR_DIR/r5.conf")"
 reboot_sim 1
 dmsetup info r5 >/dev/null 2>&1 && die "r5 still active"
-appear 11
-[ "$(inc 11 RAID45_WAITING)" = r5 ] || die "r5's log disk: $(cat /tmp/inc.11)"
 for k in 0 1 2; do
 	appear $k
 	[ "$(inc $k RAID45_ARRAYS)" = r5 ] && [ "$(inc $k RAID45_WAITING)" = r5 ] &&
@@ -323,8 +321,11 @@ for k in 0 1 2; do
 	[ "$(inc $k RAID45_WANTS)" = "raid45-last-resort@r5.service" ] || die "disk $k wants: $(cat /tmp/inc.$k)"
 	dmsetup info r5 >/dev/null 2>&1 && die "r5 active after disk $k only"
 done
-wait_grep "r5: waiting up to 60 s for member 1 2 3" "$(unit_log raid45-last-resort@r5.service)" 10
-step "1: r5 disks 0 1 2: waiting, not active; last resort waiting"
+wait_grep "r5: waiting up to 60 s for member 1 2 3 and the disk log$" "$(unit_log raid45-last-resort@r5.service)" 10
+appear 11
+[ "$(inc 11 RAID45_WAITING)" = r5 ] && [ -z "$(inc 11 RAID45_READY)" ] || die "r5's log disk: $(cat /tmp/inc.11)"
+dmsetup info r5 >/dev/null 2>&1 && die "r5 active without member 3"
+step "1: r5 disks 0 1 2 and its log: waiting, not active; last resort waiting"
 appear 3
 [ "$(inc 3 RAID45_READY)" = r5 ] && [ "$(inc 3 RAID45_WANTS)" = "raid45@r5.service" ] ||
 	die "disk 3: $(cat /tmp/inc.3)"
