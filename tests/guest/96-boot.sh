@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 150
+# cost: 220
 # Issue 35, item 3: activation at boot (docs/raid45.rst, "Activation at
 # boot").  The guest has neither udevd nor systemd: the test does what
 # they would.  Whole virtual SCSI disks (scsi_debug, a store per host:

@@ -623,14 +623,16 @@ static int activate_locked(const char *name, struct r45desc *d, struct r45desc *
 		if (gone & (1u << i))
 			printf("%s: member %u recorded failed in %s (raid45ctl replace %s %u <device> rebuilds it)\n",
 			       d->name, i, path, d->name, i);
-	if (r45desc_table(d, flags, params, sizeof(params), err, sizeof(err))) {
-		ctl_error("%s", err);
-		return 1;
-	}
-	r = dm_create(d, params);
+	r = r45desc_table(d, flags, params, sizeof(params), err, sizeof(err));
 	if (r) {
-		ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
-		      d->name, strerror(-r), d->size, params);
+		ctl_error("%s", err);
+	} else {
+		r = dm_create(d, params);
+		if (r)
+			ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
+				  d->name, strerror(-r), d->size, params);
+	}
+	if (r) {
 		/* never ran: what was left out is not stale, its record undone */
 		if (gone && r45desc_record_unfailed(path, gone, before, err, sizeof(err)))
 			ctl_error("%s: the members left out stay recorded failed", err);
