@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 150
+# cost: 220
 # Issue 35, item 3: activation at boot (docs/raid45.rst, "Activation at
 # boot").  The guest has neither udevd nor systemd: the test does what
 # they would.  Whole virtual SCSI disks (scsi_debug, a store per host:
@@ -15,20 +15,24 @@
 # in the background, started again only once it has ended).  Real
 # dmeventd with the raid45 plugin; the descriptions in a tmpfs
 # ($RAID45_CONF_DIR).
-#  1  r5 (4 disks, boot-degraded 60) and b+1 (3 disks, no boot-degraded:
+#  1  r5 (4 disks and a disk log: a degraded start at boot needs one or
+#     ppl, create refuses --boot-degraded otherwise, and under
+#     R45BOOT_SETTLE; boot-degraded 60) and b+1 (3 disks, no boot-degraded:
 #     never started degraded; a '+' in its name, ':' in its units'),
 #     filled with known data, monitored (r5: policy warn, a log file),
 #     then "reboot": everything deactivated, the disks deleted.
 #     r5's members appear one by one: not ready until the last, the
 #     last-resort service waits, the last one makes it ready, raid45@r5
 #     activates it (exactly once), registers it with its monitor
-#     configuration kept (--keep); the last resort sees it active and
-#     ends.  b+1: two members appear, the third not: its last resort
+#     configuration kept (--keep: its timeout, 2 s, too); the unit
+#     that finds it active does not register it again.  The activation
+#     lock held (by flock(1)): raid45ctl boot waits for it.  b+1: two members appear, the third not: its last resort
 #     gives up after the settling time (never degraded): not active,
 #     the unit fails saying why; the third appears: activated.  Data
 #     byte for byte.  Also the real rule through "udevadm test" (it
 #     runs the rules, IMPORT{program} included, without a daemon).
-#  2  r5 with a short boot-degraded (3 x the slowest appearance + 6 s;
+#  2  r5 with a short boot-degraded (3 x the slowest appearance + 6 s,
+#     at least R45BOOT_SETTLE, 10 s;
 #     the file edited as an admin would), a member missing at boot: the
 #     last resort starts it degraded, not before the bound (no
 #     start_dirty_degraded), "- -" for the member, the plugin
@@ -55,6 +59,8 @@ export DM_RAID45_MONITOR_DSO=$BT/libdevmapper-event-raid45.so
 # descriptions (95's r5)
 export DM_RAID45_MONITOR_DIR=/run/dm-raid45-boot
 export RAID45_CONF_DIR=/run/raid45-boot
+# the activation locks
+export RAID45_RUN_DIR=/run/raid45-boot-locks
 # raid45ctl boot runs it (installed: /usr/local/sbin/raid45-monitor)
 export RAID45_MONITOR=$MON
 [ -x "$MON" ] && [ -x "$CTL" ] && [ -f "$DM_RAID45_MONITOR_DSO" ] || die "tools not built (make tools)"
@@ -91,7 +97,8 @@ finish() {
 	stop_dmeventd
 	kill "$slpid" 2>/dev/null
 	dmsetup remove_all --force >/dev/null 2>&1
-	rm -rf /dev/disk /run/udev/rules.d/69-raid45.rules "$RAID45_CONF_DIR" "$DM_RAID45_MONITOR_DIR"
+	rm -rf /dev/disk /run/udev/rules.d/69-raid45.rules "$RAID45_CONF_DIR" "$DM_RAID45_MONITOR_DIR" \
+		"$RAID45_RUN_DIR"
 	rmmod scsi_debug 2>/dev/null
 }
 trap finish EXIT
@@ -102,11 +109,11 @@ mkdir -p "$RAID45_CONF_DIR" "$DM_RAID45_MONITOR_DIR" "$U"
 chmod 755 "$RAID45_CONF_DIR"
 start_dmeventd
 
-# ---- 11 disks of 4 MiB, one per host: r5 on 0..3, b+1 on 4..6, d5 on
-# 7..9 with its disk log on 10
+# ---- 12 disks of 4 MiB, one per host: r5 on 0..3 with its disk log on
+# 11, b+1 on 4..6, d5 on 7..9 with its disk log on 10
 dmsetup remove_all --force >/dev/null 2>&1
 modprobe sd_mod || die "modprobe sd_mod"
-modprobe scsi_debug add_host=11 per_host_store=1 num_tgts=1 dev_size_mb=$MIB delay=0 ||
+modprobe scsi_debug add_host=12 per_host_store=1 num_tgts=1 dev_size_mb=$MIB delay=0 ||
 	die "modprobe scsi_debug"
 sdisks() {
 	local b
@@ -114,12 +121,12 @@ sdisks() {
 		grep -qs scsi_debug "$b/device/model" && [ -b "/dev/${b##*/}" ] && echo "${b##*/}"
 	done
 }
-for i in $(seq 100); do [ "$(sdisks | wc -l)" = 11 ] && break; sleep 0.2; done
+for i in $(seq 100); do [ "$(sdisks | wc -l)" = 12 ] && break; sleep 0.2; done
 # each disk by its SCSI address (host:channel:target:lun), stable across
 # a delete and a rescan of its host; its kernel name may change
 hctl=()
 for d in $(sdisks); do hctl+=("$(basename "$(readlink -f "/sys/block/$d/device")")"); done
-[ "${#hctl[@]}" = 11 ] || die "scsi_debug: ${#hctl[@]} of 11 disks"
+[ "${#hctl[@]}" = 12 ] || die "scsi_debug: ${#hctl[@]} of 12 disks"
 printf '%s\n' "${hctl[@]}" | sort -t: -k1,1n >/tmp/hctl	# no /dev/fd for <(...)
 mapfile -t hctl </tmp/hctl
 sd() { ls "/sys/bus/scsi/devices/${hctl[$1]}/block/" 2>/dev/null; }
@@ -127,7 +134,7 @@ linkname() { echo "disk/by-id/scsi-0Linux_scsi_debug_$(echo "${hctl[$1]}" | tr :
 byid() { echo "/dev/$(linkname "$1")"; }
 mm() { cat "/sys/block/$(sd "$1")/dev"; }
 mklink() { mkdir -p $BYID && ln -sfn "../../$(sd "$1")" "$(byid "$1")"; }
-ALL=$(seq 0 10)
+ALL=$(seq 0 11)
 for i in $ALL; do mklink $i; done
 step "disks: $(for i in $ALL; do printf '%s=%s ' "${hctl[$i]}" "$(sd $i)"; done)"
 
@@ -245,8 +252,18 @@ wait_grep() { # <regexp> <file> <seconds>
 }
 
 # ---- 1: members appearing one by one
-step "1: create r5 (boot-degraded 60) and b+1 (never)"
-"$CTL" create r5 --nosync --boot-degraded 60 "$(byid 0)" "$(byid 1)" "$(byid 2)" "$(byid 3)" \
+step "1: create r5 (boot-degraded 60, a disk log) and b+1 (never)"
+# a degraded start at boot needs a crash to be seen (a disk log or ppl),
+# and not before udev settled (R45BOOT_SETTLE, 10 s)
+expect_fail "create --boot-degraded with a core log" \
+	"$CTL" create x --dry-run --boot-degraded 60 "$(byid 7)" "$(byid 8)" "$(byid 9)"
+"$CTL" create x --dry-run --boot-degraded 60 "$(byid 7)" "$(byid 8)" "$(byid 9)" 2>&1 |
+	grep -q "boot-degraded needs a disk log" || die "create --boot-degraded with a core log: why?"
+expect_fail "create --boot-degraded 9" \
+	"$CTL" create x --dry-run --boot-degraded 9 --log "$(byid 10)" "$(byid 7)" "$(byid 8)" "$(byid 9)"
+"$CTL" create x --dry-run --boot-degraded 10 --log "$(byid 10)" "$(byid 7)" "$(byid 8)" "$(byid 9)" \
+	>/tmp/create.out 2>&1 || { cat /tmp/create.out; die "create --dry-run --boot-degraded 10 --log"; }
+"$CTL" create r5 --nosync --boot-degraded 60 --log "$(byid 11)" "$(byid 0)" "$(byid 1)" "$(byid 2)" "$(byid 3)" \
 	>/tmp/create.out 2>&1 || { cat /tmp/create.out; die "create r5"; }
 "$CTL" create b+1 --nosync "$(byid 4)" "$(byid 5)" "$(byid 6)" >/tmp/create.out 2>&1 ||
 	{ cat /tmp/create.out; die "create b+1"; }
@@ -293,6 +310,8 @@ grep -q "^RAID45_ARRAYS=b+1$" /tmp/udevtest3.out || die "udevadm test: the rule 
 rm -f /run/udev/rules.d/69-raid45.rules
 step "1: udevadm test with the rule: b+1 inactive wanted raid45-last-resort@b:1.service with a member absent, raid45@b:1.service with all, nothing once active"
 
+grep -q "^timeout=2$" "$DM_RAID45_MONITOR_DIR/r5.conf" ||
+	die "register --timeout 2: not recorded: $(cat "$DM_RAID45_MONITOR_DIR/r5.conf")"
 reboot_sim 1
 dmsetup info r5 >/dev/null 2>&1 && die "r5 still active"
 for k in 0 1 2; do
@@ -302,8 +321,11 @@ for k in 0 1 2; do
 	[ "$(inc $k RAID45_WANTS)" = "raid45-last-resort@r5.service" ] || die "disk $k wants: $(cat /tmp/inc.$k)"
 	dmsetup info r5 >/dev/null 2>&1 && die "r5 active after disk $k only"
 done
-wait_grep "r5: waiting up to 60 s for member 1 2 3" "$(unit_log raid45-last-resort@r5.service)" 10
-step "1: r5 disks 0 1 2: waiting, not active; last resort waiting"
+wait_grep "r5: waiting up to 60 s for member 1 2 3 and the disk log$" "$(unit_log raid45-last-resort@r5.service)" 10
+appear 11
+[ "$(inc 11 RAID45_WAITING)" = r5 ] && [ -z "$(inc 11 RAID45_READY)" ] || die "r5's log disk: $(cat /tmp/inc.11)"
+dmsetup info r5 >/dev/null 2>&1 && die "r5 active without member 3"
+step "1: r5 disks 0 1 2 and its log: waiting, not active; last resort waiting"
 appear 3
 [ "$(inc 3 RAID45_READY)" = r5 ] && [ "$(inc 3 RAID45_WANTS)" = "raid45@r5.service" ] ||
 	die "disk 3: $(cat /tmp/inc.3)"
@@ -319,6 +341,28 @@ cat "$U"/*r5*.log | grep -q "^r5: active already" || { cat "$U"/*r5*.log; die "n
 "$MON" status r5 >/tmp/mst 2>&1
 grep -q "monitored, policy warn" /tmp/mst || { cat /tmp/mst "$(unit_log raid45@r5.service)"; die "r5 not monitored as configured"; }
 grep -q "^log=$MLOG" "$DM_RAID45_MONITOR_DIR/r5.conf" || die "monitor configuration not kept: $(cat "$DM_RAID45_MONITOR_DIR/r5.conf")"
+# its timeout too: registered again every 2 s, not the default
+cat "$U"/*r5*.log | grep -q "r5: monitored by dmeventd, policy warn.*, every 2 s$" ||
+	{ cat "$U"/*r5*.log; die "r5 not registered with its kept timeout (2 s)"; }
+# registered once: by the unit that activated it, not by the one that found it active
+n=$(cat "$U"/*r5*.log | grep -c "r5: monitored by dmeventd")
+[ "$n" = 1 ] || { cat "$U"/*r5*.log; die "r5 registered $n times"; }
+cat "$U"/*r5*.log | grep -q "^r5: active already (activated by .*): not registered here" ||
+	{ cat "$U"/*r5*.log; die "the unit that found r5 active did not say it left the registering"; }
+# the activation lock held (as by another raid45ctl): boot waits for it
+if command -v flock >/dev/null; then
+	flock "$RAID45_RUN_DIR/r5.lock" sleep 3 &
+	sleep 0.5
+	t=$SECONDS
+	"$CTL" boot r5 >/tmp/locked 2>&1 || die "boot with the lock held: $(cat /tmp/locked)"
+	wait $!
+	grep -q "waiting up to 30 s for another activation of r5" /tmp/locked &&
+		grep -q "r5: active already" /tmp/locked && [ $((SECONDS - t)) -ge 1 ] ||
+		die "boot with the lock held: $(cat /tmp/locked)"
+	step "1: with r5's activation lock held, raid45ctl boot waited for it"
+else
+	step "1: no flock(1): the activation lock's wait not checked"
+fi
 # a second start (a change event, an admin): a success, nothing done
 "$CTL" boot r5 >/tmp/again 2>&1 || die "boot of an active array: $(cat /tmp/again)"
 grep -q "active already" /tmp/again || die "boot again: $(cat /tmp/again)"
@@ -350,11 +394,12 @@ step "1 ok: b+1 activated by its late member 2, monitored, data right"
 # ---- 2: a member missing; the bound (it runs from the first member
 # seen) long enough for the others to come within it under TCG too
 bound=$((3 * slowest + 6))
+[ $bound -ge 10 ] || bound=10	# R45BOOT_SETTLE: a smaller one counts as it
 sed -i "s/^boot-degraded 60$/boot-degraded $bound/" $RAID45_CONF_DIR/r5.conf
 "$CTL" table r5 >/dev/null || die "r5.conf after the edit: $(cat $RAID45_CONF_DIR/r5.conf)"
 reboot_sim 2
 tfirst=$(date +%s)
-for k in 0 2 3; do appear $k; done
+for k in 11 0 2 3; do appear $k; done
 [ "$(inc 3 RAID45_WAITING)" = r5 ] || die "disk 3: $(cat /tmp/inc.3)"
 lr=$(unit_log raid45-last-resort@r5.service)
 for i in $(seq $(((bound + 30) * 10))); do [ -e /dev/mapper/r5 ] && break; sleep 0.1; done
@@ -381,6 +426,7 @@ step "2 ok: r5 started degraded by its last resort $((tact - tfirst)) s after it
 sed -i "s/^boot-degraded $bound\$/boot-degraded 60/" $RAID45_CONF_DIR/r5.conf
 grep -qx "boot-degraded 60" $RAID45_CONF_DIR/r5.conf || die "r5.conf: $(cat $RAID45_CONF_DIR/r5.conf)"
 reboot_sim 3
+appear 11
 appear 0
 appear 1
 [ "$(inc 1 RAID45_FAILED_MEMBER_OF)" = r5 ] && [ -z "$(inc 1 RAID45_ARRAYS)" ] &&

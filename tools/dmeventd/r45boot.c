@@ -76,10 +76,13 @@ void r45boot_look(const struct r45desc *d, dev_t dev, r45boot_devno_fn devno, vo
 			continue;
 		/* one device for two members: which one it holds is unknown */
 		for (j = 0; j < n; j++)
-			if (j != i && there[j] && devs[j] == devs[i])
+			if (j != i && there[j] && devs[j] == devs[i]) {
 				v->conflict |= 1u << i;
+				v->conflict_with[i] = (int)j;
+			}
 		if (log_there && logdev == devs[i]) {
 			v->conflict |= 1u << i;
+			v->conflict_with[i] = -1;
 			log_there = false;
 		}
 	}
@@ -115,21 +118,34 @@ bool r45boot_complete(const struct r45boot_view *v)
 	return v->present == v->needed && !v->conflict && !v->absent && !v->log_absent;
 }
 
+unsigned int r45boot_bound(const struct r45desc *d)
+{
+	return d->boot_degraded > R45BOOT_SETTLE ? d->boot_degraded : R45BOOT_SETTLE;
+}
+
+bool r45boot_crash_detectable(const struct r45desc *d)
+{
+	return d->disk_log || d->ppl;
+}
+
 enum r45boot_action r45boot_decide(const struct r45desc *d, const struct r45boot_view *v,
-				   unsigned int elapsed)
+				   uint64_t elapsed_ms)
 {
 	unsigned int i, out = 0;
 
 	if (r45boot_complete(v))
 		return R45BOOT_ACTIVATE;
-	if (!d->boot_degraded)
-		return elapsed < R45BOOT_SETTLE ? R45BOOT_WAIT : R45BOOT_NEVER;
-	if (elapsed < d->boot_degraded)
+	/* a device that two needed paths lead to: never guessed which */
+	if (v->conflict)
+		return R45BOOT_CANNOT;
+	if (elapsed_ms < (uint64_t)r45boot_bound(d) * 1000)
 		return R45BOOT_WAIT;
-	if (v->log_absent)
+	if (!d->boot_degraded)
+		return R45BOOT_NEVER;
+	if (v->log_absent || !r45boot_crash_detectable(d))
 		return R45BOOT_CANNOT;
 	for (i = 0; i < d->nr_members && i < R45_MAX_MEMBERS; i++)
-		if (!needed(&d->m[i]) || ((v->absent | v->conflict) & (1u << i)))
+		if (!needed(&d->m[i]) || (v->absent & (1u << i)))
 			out++;
 	return out > r45desc_parity_members(d->type) ? R45BOOT_CANNOT : R45BOOT_DEGRADED;
 }

@@ -65,6 +65,11 @@ struct r45boot_view {
 	 * missing): never counted present, and never used
 	 */
 	uint32_t conflict;
+	/*
+	 * for each member in conflict, the other it shares its device
+	 * with: a member's index, or -1 for the disk log
+	 */
+	int conflict_with[R45_MAX_MEMBERS];
 	bool log_absent;	/* the disk log is not there (or a member's) */
 	/* the device asked about (dev, 0: none) */
 	int dev_member;		/* the needed member it is, -1: none */
@@ -93,6 +98,21 @@ bool r45boot_complete(const struct r45boot_view *v);
  */
 #define R45BOOT_SETTLE 10
 
+/*
+ * The seconds the last-resort service waits before it starts d degraded
+ * (d's boot-degraded, at least R45BOOT_SETTLE: a smaller value, in a file
+ * older than that rule, would start it before udev settled), or, if d is
+ * never started degraded, before it gives up (R45BOOT_SETTLE).
+ */
+unsigned int r45boot_bound(const struct r45desc *d);
+/*
+ * d can tell, at activation, that it was not shut down cleanly (a disk
+ * log, or ppl): only then may it be started degraded at boot.  A core
+ * log without ppl starts every activation as if clean, and a degraded
+ * start after a crash would serve the write hole's garbage silently.
+ */
+bool r45boot_crash_detectable(const struct r45desc *d);
+
 enum r45boot_action {
 	R45BOOT_ACTIVATE,	/* every needed device there: activate */
 	R45BOOT_WAIT,		/* some absent, the bound not reached: wait */
@@ -102,13 +122,17 @@ enum r45boot_action {
 };
 
 /*
- * What the last-resort service does with d after waiting elapsed
- * seconds (since it started: the first of the array's devices seen).
- * R45BOOT_NEVER once R45BOOT_SETTLE seconds have passed.  R45BOOT_CANNOT: the disk log absent, or more members out (absent,
+ * What the last-resort service does with d after waiting elapsed_ms
+ * milliseconds (since it started: the first of the array's devices
+ * seen), the bound being r45boot_bound(d) seconds.  R45BOOT_NEVER once
+ * the bound passed without boot-degraded.  R45BOOT_CANNOT: at once if
+ * a device is two needed devices' (v->conflict: which one it holds is
+ * unknown); after the bound, the disk log absent, the array unable to
+ * tell a crash (r45boot_crash_detectable), or more members out (absent,
  * failed, missing, rebuilding) than the type's parity.
  */
 enum r45boot_action r45boot_decide(const struct r45desc *d, const struct r45boot_view *v,
-				   unsigned int elapsed);
+				   uint64_t elapsed_ms);
 const char *r45boot_action_name(enum r45boot_action a);
 
 /*

@@ -20,14 +20,20 @@
  *       array's name, '+' written ':') if it is not active, every
  *       needed device being there, then register it with dmeventd
  *       ("raid45-monitor register <name> --keep": the device's monitor
- *       configuration, if it has one, is kept).  --last-resort
+ *       configuration, if it has one, is kept).  Active already: a
+ *       success, not registered again (whoever created it did).  Each
+ *       look at the array (description read, active?, decision, records,
+ *       creation) holds its activation lock (activation_lock(),
+ *       r45ctl-dev.h), as activate and create do.  --last-resort
  *       (raid45-last-resort@.service): wait, polling each second, until
  *       every needed device is there (then as above), the array is
  *       active (started by raid45@: nothing to do), or the description's
- *       boot-degraded seconds have passed: then start it without the
- *       absent members, if the type's parity covers them and the disk
- *       log is there; a description without boot-degraded is never
- *       started degraded.  Never with start_dirty_degraded: a dirty
+ *       boot-degraded seconds (at least R45BOOT_SETTLE) have passed:
+ *       then start it without the absent members, if the type's parity
+ *       covers them, the disk log is there and the array can tell a
+ *       crash (a disk log or ppl); a description without boot-degraded
+ *       is never started degraded, nor one with a device two needed
+ *       paths lead to.  Never with start_dirty_degraded: a dirty
  *       degraded start the kernel refuses stays refused, for an operator
  *       (raid45ctl activate --degraded --start-dirty-degraded).
  */
@@ -83,9 +89,10 @@ int boot_degraded_opt(const char *arg, unsigned int *seconds)
 	}
 	errno = 0;
 	v = strtoul(arg, &end, 10);
+	/* not before udev settled (R45BOOT_SETTLE) */
 	if (errno || end == arg || *end || arg[0] < '1' || arg[0] > '9' ||
-	    v > R45DESC_BOOT_DEGRADED_MAX) {
-		ctl_error("--boot-degraded %s: never or 1..%d seconds", arg,
+	    v < R45BOOT_SETTLE || v > R45DESC_BOOT_DEGRADED_MAX) {
+		ctl_error("--boot-degraded %s: never or %d..%d seconds", arg, R45BOOT_SETTLE,
 			  R45DESC_BOOT_DEGRADED_MAX);
 		return -EINVAL;
 	}
@@ -120,14 +127,59 @@ static void members_str(uint32_t mask, char *buf, size_t size)
 			o += (size_t)snprintf(buf + o, size - o, "%s%u", o ? " " : "", i);
 }
 
-/* 1 active with d's UUID, 0 not active, -1 another device of the name (printed) */
+/*
+ * "member 1 2 and the disk log", "member 3", "the disk log" of what v
+ * says is absent (conflicts apart)
+ */
+static void absent_str(const struct r45boot_view *v, char *buf, size_t size)
+{
+	char m[128];
+
+	members_str(v->absent, m, sizeof(m));
+	snprintf(buf, size, "%s%s%s%s", m[0] ? "member " : "", m,
+		 m[0] && v->log_absent ? " and " : "", v->log_absent ? "the disk log" : "");
+}
+
+/* each device two needed paths lead to, printed */
+static void print_conflicts(const struct r45desc *d, const struct r45boot_view *v)
+{
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < d->nr_members && i < R45_MAX_MEMBERS; i++) {
+		if (!(v->conflict & (1u << i)))
+			continue;
+		j = v->conflict_with[i];
+		/* each pair of members once */
+		if (j >= 0 && (unsigned int)j < i && (v->conflict & (1u << j)) &&
+		    v->conflict_with[j] == (int)i)
+			continue;
+		if (j < 0)
+			ctl_error("%s: member %u (%s) and the disk log (%s) lead to one device", d->name,
+				  i, d->m[i].path, d->log_dev);
+		else
+			ctl_error("%s: member %u (%s) and member %d (%s, %s) lead to one device", d->name,
+				  i, d->m[i].path, j, d->m[j].path, r45desc_state_name(d->m[j].state));
+	}
+}
+
+/*
+ * 1 active with d's UUID, 0 not active, -1 another device of the name,
+ * or one without a live table (printed)
+ */
 static int active(const struct r45desc *d)
 {
 	char uuid[R45DESC_UUID_MAX];
-	int r = dm_active(d->name, uuid, sizeof(uuid));
+	bool live;
+	int r = dm_active_live(d->name, uuid, sizeof(uuid), &live);
 
 	if (r < 0) {
 		ctl_error("%s: cannot ask device-mapper whether it is active", d->name);
+		return -1;
+	}
+	if (r == 1 && !live) {
+		ctl_error("a device-mapper device %s exists without a live table (a failed activation, or one under way by other means): not activated; dmsetup remove %s if it is left over",
+			  d->name, d->name);
 		return -1;
 	}
 	if (r == 1 && strcmp(uuid, d->uuid)) {
@@ -258,8 +310,10 @@ int cmd_incremental(int argc, char **argv)
  * Create d's device (described in path) without the members in
  * leave_out, recorded failed first (durably, before the array can take a
  * write: from then on their disks are stale, and a later activation must
- * not take them as current; as raid45ctl activate --degraded does):
- * 0, or 1 (printed).
+ * not take them as current; as raid45ctl activate --degraded does).
+ * Under the array's activation lock: 0 created, 1 not (printed), 2
+ * created meanwhile by something that does not take the lock (dmsetup):
+ * not ours, nothing recorded (printed).
  */
 static int boot_activate(const char *path, const struct r45desc *desc, uint32_t leave_out)
 {
@@ -277,29 +331,31 @@ static int boot_activate(const char *path, const struct r45desc *desc, uint32_t 
 	for (i = 0; i < d.nr_members; i++) {
 		if (!(leave_out & (1u << i)))
 			continue;
-		printf("%s: member %u (%s) is not there: recorded failed, started without it\n",
-		       d.name, i, d.m[i].path);
 		memset(d.m[i].path, 0, sizeof(d.m[i].path));
 		d.m[i].offset = 0;
 		d.m[i].state = R45DESC_MISSING;
 	}
 	/* never start_dirty_degraded: that is an operator's decision */
-	if (r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err))) {
+	r = r45desc_table(&d, 0, params, sizeof(params), err, sizeof(err));
+	if (r) {
 		ctl_error("%s", err);
-		return 1;
-	}
-	r = dm_create(&d, params);
-	/* raid45@ and the last resort at the same time: one creates it */
-	if ((r == -EEXIST || r == -EBUSY) && dm_active(d.name, uuid, sizeof(uuid)) == 1 && !strcmp(uuid, d.uuid)) {
-		printf("%s: activated meanwhile (by another unit)\n", d.name);
-		return 0;
+	} else {
+		r = dm_create(&d, params);
+		if (r)
+			ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
+				  d.name, strerror(-r), d.size, params);
 	}
 	if (r) {
-		ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
-			  d.name, strerror(-r), d.size, params);
 		/* never ran: what was left out is not stale, its record undone */
 		if (leave_out && r45desc_record_unfailed(path, leave_out, desc, err, sizeof(err)))
 			ctl_error("%s: the members left out stay recorded failed", err);
+		/* created by something that does not take the lock: not ours */
+		if ((r == -EEXIST || r == -EBUSY) && dm_active(d.name, uuid, sizeof(uuid)) == 1 &&
+		    !strcmp(uuid, d.uuid)) {
+			printf("%s: activated meanwhile, not by raid45ctl (which takes %s/%s.lock): not registered here\n",
+			       d.name, R45CTL_RUN_DIR, d.name);
+			return 2;
+		}
 		for (i = 0; i < d.nr_members; i++)
 			if (d.m[i].state != R45DESC_CURRENT)
 				break;
@@ -308,6 +364,10 @@ static int boot_activate(const char *path, const struct r45desc *desc, uint32_t 
 				  d.name);
 		return 1;
 	}
+	for (i = 0; i < d.nr_members; i++)
+		if (leave_out & (1u << i))
+			printf("%s: member %u (%s) is not there: recorded failed, started without it\n",
+			       d.name, i, desc->m[i].path);
 	printf("%s: active, table 0 %" PRIu64 " raid45 %s\n", d.name, d.size, params);
 	return 0;
 }
@@ -342,23 +402,103 @@ static int monitor(const char *name)
 	return 1;
 }
 
-static unsigned int now(void)
+static uint64_t now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned int)ts.tv_sec;
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * One look at the array under its activation lock (held from the reading
+ * of the description to the creation of the device: r45ctl-dev.h): 0
+ * done (*monitor: this process created the device, it registers it),
+ * 1 failed (printed), -EAGAIN wait and look again.
+ */
+static int boot_once(const char *name, const char *path, bool last, uint64_t start,
+		     bool *said, bool *mon)
+{
+	static struct r45desc d;
+	char err[512], abs[160];
+	struct r45boot_view v;
+	enum r45boot_action act;
+	int r;
+
+	*mon = false;
+	r = r45desc_load(path, &d, err, sizeof(err));
+	if (r) {
+		ctl_error("%s", r == -ENOENT ? "no description" : err);
+		return 1;
+	}
+	if (strcmp(d.name, name)) {
+		ctl_error("%s names %s, not %s", path, d.name, name);
+		return 1;
+	}
+	r = active(&d);
+	if (r < 0)
+		return 1;
+	if (r) {
+		/* whoever created it registered it (or an operator does) */
+		printf("%s: active already (activated by %s): not registered here\n", d.name,
+		       last ? "raid45@ or an operator" : "the last resort or an operator");
+		return 0;
+	}
+	r45boot_look(&d, 0, r45boot_stat_devno, NULL, &v);
+	act = r45boot_decide(&d, &v, now_ms() - start);
+	absent_str(&v, abs, sizeof(abs));
+	switch (act) {
+	case R45BOOT_ACTIVATE:
+		r = boot_activate(path, &d, 0);
+		*mon = !r;
+		return r == 1;
+	case R45BOOT_WAIT:
+		if (!last)
+			break;
+		if (!*said && d.boot_degraded)
+			printf("%s: waiting up to %u s for %s\n", d.name, r45boot_bound(&d), abs);
+		else if (!*said)
+			printf("%s: waiting up to %u s for %s (settling; never started degraded: no boot-degraded)\n",
+			       d.name, r45boot_bound(&d), abs);
+		*said = true;
+		return -EAGAIN;
+	case R45BOOT_NEVER:
+		ctl_error("%s: %s absent, and its description never starts it degraded (no boot-degraded): it waits for them (raid45ctl activate %s --degraded starts it now)",
+			  d.name, abs, d.name);
+		return 1;
+	case R45BOOT_CANNOT:
+		if (v.conflict) {
+			print_conflicts(&d, &v);
+			ctl_error("%s: not started: which member a device that two of its paths lead to holds is unknown (fix the paths in %s)",
+				  d.name, path);
+		} else if (!r45boot_crash_detectable(&d)) {
+			ctl_error("%s: still absent after %u s: %s; not started degraded: with a core log and no ppl the array cannot tell a crash (the write hole: docs/raid45.rst), raid45ctl activate %s --degraded starts it",
+				  d.name, r45boot_bound(&d), abs, d.name);
+		} else {
+			ctl_error("%s: still absent after %u s: %s; more than it can start without: not started",
+				  d.name, r45boot_bound(&d), abs);
+		}
+		return 1;
+	case R45BOOT_DEGRADED:
+		printf("%s: %s still absent after %u s (boot-degraded): starting degraded\n",
+		       d.name, abs, r45boot_bound(&d));
+		r = boot_activate(path, &d, v.absent);
+		*mon = !r;
+		return r == 1;
+	}
+	if (v.conflict)
+		print_conflicts(&d, &v);
+	ctl_error("%s: not activated: %s%s absent", d.name, abs,
+		  v.conflict ? (abs[0] ? " and the members above" : "the members above") : "");
+	return 1;
 }
 
 int cmd_boot(int argc, char **argv)
 {
-	static struct r45desc d;
-	char name[R45DESC_NAME_MAX], path[PATH_MAX], err[512], abs[128];
-	bool last = false, said = false;
-	unsigned int start = now();
-	struct r45boot_view v;
-	enum r45boot_action act;
-	int r;
+	char name[R45DESC_NAME_MAX], path[PATH_MAX];
+	bool last = false, said = false, mon;
+	uint64_t start = now_ms();
+	int r, lock;
 
 	if (argc == 3 && !strcmp(argv[2], "--last-resort"))
 		last = true;
@@ -371,60 +511,17 @@ int cmd_boot(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	snprintf(path, sizeof(path), "%s/%s.conf", r45desc_dir(), name);
 	for (;;) {
-		r = r45desc_load(path, &d, err, sizeof(err));
-		if (r) {
-			ctl_error("%s", r == -ENOENT ? "no description" : err);
+		lock = activation_lock(name);
+		if (lock < 0)
 			return 1;
-		}
-		r = active(&d);
-		if (r < 0)
-			return 1;
-		if (r) {
-			printf("%s: active already\n", d.name);
-			if (last)
-				return 0;	/* raid45@ (or an operator) started it */
-			return monitor(d.name);
-		}
-		r45boot_look(&d, 0, r45boot_stat_devno, NULL, &v);
-		act = r45boot_decide(&d, &v, now() - start);
-		members_str(v.absent | v.conflict, abs, sizeof(abs));
-		if (act == R45BOOT_ACTIVATE)
+		r = boot_once(name, path, last, start, &said, &mon);
+		close(lock);
+		if (r != -EAGAIN)
 			break;
-		if (!last) {
-			ctl_error("%s: not activated: %s%s%s absent", d.name,
-				  abs[0] ? "member " : "", abs,
-				  v.log_absent ? (abs[0] ? " and the disk log" : "the disk log") : "");
-			return 1;
-		}
-		if (act == R45BOOT_WAIT) {
-			if (!said)
-				printf("%s: waiting up to %u s for %s%s%s\n", d.name, d.boot_degraded,
-				       abs[0] ? "member " : "", abs,
-				       v.log_absent ? " the disk log" : "");
-			said = true;
-			sleep(1);
-			continue;
-		}
-		if (act == R45BOOT_NEVER) {
-			ctl_error("%s: %s%s%s absent, and its description never starts it degraded (no boot-degraded): it waits for them (raid45ctl activate %s --degraded starts it now)",
-				  d.name, abs[0] ? "member " : "", abs,
-				  v.log_absent ? " the disk log" : "", d.name);
-			return 1;
-		}
-		if (act == R45BOOT_CANNOT) {
-			ctl_error("%s: still absent after %u s: %s%s%s; more than it can start without: not started",
-				  d.name, d.boot_degraded, abs[0] ? "member " : "", abs,
-				  v.log_absent ? " the disk log" : "");
-			return 1;
-		}
-		/* R45BOOT_DEGRADED */
-		printf("%s: member %s still absent after %u s (boot-degraded): starting degraded\n",
-		       d.name, abs, d.boot_degraded);
-		if (boot_activate(path, &d, v.absent | v.conflict))
-			return 1;
-		return monitor(d.name);
+		sleep(1);
 	}
-	if (boot_activate(path, &d, 0))
+	if (r)
 		return 1;
-	return monitor(d.name);
+	/* only the process that created the device registers it */
+	return mon ? monitor(name) : 0;
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -71,22 +72,83 @@ int dm_simple(int type, const char *name, bool udev)
 }
 
 /* 1 active (uuid filled), 0 not, -errno. */
-int dm_active(const char *name, char *uuid, size_t size)
+int dm_active_live(const char *name, char *uuid, size_t size, bool *live)
 {
 	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
 	struct dm_info info;
 	const char *u;
 	int r = -EIO;
 
+	if (live)
+		*live = false;
 	if (!dmt)
 		return -ENOMEM;
 	if (dm_task_run(dmt) && dm_task_get_info(dmt, &info)) {
 		r = info.exists ? 1 : 0;
 		u = info.exists ? dm_task_get_uuid(dmt) : NULL;
 		snprintf(uuid, size, "%s", u ? u : "");
+		if (live)
+			*live = info.exists && info.live_table;
 	}
 	dm_task_destroy(dmt);
 	return r;
+}
+
+int dm_active(const char *name, char *uuid, size_t size)
+{
+	return dm_active_live(name, uuid, size, NULL);
+}
+
+int activation_lock(const char *name)
+{
+	const char *dir = getenv("RAID45_RUN_DIR");
+	char path[PATH_MAX];
+	unsigned int waited = 0;
+	int fd, r;
+
+	if (!dir || !dir[0])
+		dir = R45CTL_RUN_DIR;
+	if (r45desc_check_name(name)) {
+		ctl_error("\"%s\": not an array name", name);
+		return -EINVAL;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		r = -errno;
+		ctl_error("%s: %s (the activation locks' directory)", dir, strerror(-r));
+		return r;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s.lock", dir, name) >= (int)sizeof(path)) {
+		ctl_error("%s/%s.lock: path too long", dir, name);
+		return -ENAMETOOLONG;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		r = -errno;
+		ctl_error("%s: %s (the activation lock of %s)", path, strerror(-r), name);
+		return r;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		r = -errno;
+		if (r == -EINTR)
+			continue;
+		if (r != -EWOULDBLOCK) {
+			ctl_error("%s: flock: %s", path, strerror(-r));
+			close(fd);
+			return r;
+		}
+		if (waited >= R45CTL_LOCK_WAIT_MS) {
+			ctl_error("%s: another activation of %s (raid45ctl boot, activate or create) has held %s for %u s: not done",
+				  name, name, path, R45CTL_LOCK_WAIT_MS / 1000);
+			close(fd);
+			return -ETIMEDOUT;
+		}
+		if (!waited)
+			fprintf(stderr, "raid45ctl: waiting up to %u s for another activation of %s to end (%s)\n",
+				R45CTL_LOCK_WAIT_MS / 1000, name, path);
+		usleep(100 * 1000);
+		waited += 100;
+	}
+	return fd;
 }
 
 int dm_create(const struct r45desc *d, const char *params)

@@ -25,6 +25,23 @@ void ctl_error(const char *fmt, ...);
 int dm_simple(int type, const char *name, bool udev);
 /* 1 active (its uuid filled in), 0 not, -errno */
 int dm_active(const char *name, char *uuid, size_t size);
+/* as dm_active, and *live: it has a live table (a device without is not running) */
+int dm_active_live(const char *name, char *uuid, size_t size, bool *live);
+
+/*
+ * The activation lock of the array name: an flock()ed file of its own,
+ * $RAID45_RUN_DIR/<name>.lock (/run/raid45 by default; not the
+ * description's lock, which every record takes itself), held from the
+ * reading of the description to the creation of the device by raid45ctl
+ * boot (both units), activate and create: two of them never decide on
+ * one description at once (the last resort recording a member failed
+ * while raid45@ creates the array with it).  Waits up to
+ * R45CTL_LOCK_WAIT_MS: its descriptor (close() releases it), or -errno
+ * (printed).
+ */
+#define R45CTL_RUN_DIR "/run/raid45"
+#define R45CTL_LOCK_WAIT_MS 30000
+int activation_lock(const char *name);
 /* create d's device (its name, UUID, size) with these raid45 parameters */
 int dm_create(const struct r45desc *d, const char *params);
 /* load these parameters into d's active device, suspend, resume */

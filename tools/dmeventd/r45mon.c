@@ -166,7 +166,7 @@ int r45mon_conf_parse(const char *text, struct r45mon_conf *conf,
 		} else if (!strcmp(key, "descriptions")) {
 			if (conf_path(val, conf->descriptions, err, errsize, line, key))
 				return -EINVAL;
-		} else if (!strcmp(key, "hook_timeout")) {
+		} else if (!strcmp(key, "hook_timeout") || !strcmp(key, "timeout")) {
 			char *end;
 			unsigned long v;
 
@@ -175,10 +175,13 @@ int r45mon_conf_parse(const char *text, struct r45mon_conf *conf,
 			if (errno || end == val || *end || val[0] == '-' ||
 			    v < 1 || v > 86400) {
 				snprintf(err, errsize,
-					 "line %u: hook_timeout must be 1..86400 seconds", line);
+					 "line %u: %s must be 1..86400 seconds", line, key);
 				return -EINVAL;
 			}
-			conf->hook_timeout = (unsigned int)v;
+			if (!strcmp(key, "timeout"))
+				conf->timeout = (unsigned int)v;
+			else
+				conf->hook_timeout = (unsigned int)v;
 		} else {
 			snprintf(err, errsize, "line %u: unknown key \"%s\"", line, key);
 			return -EINVAL;
@@ -210,6 +213,8 @@ int r45mon_conf_format(const struct r45mon_conf *conf, char *buf, size_t size)
 	if (conf->log[0])
 		PUT("log=%s\n", conf->log);
 	PUT("hook_timeout=%u\n", conf->hook_timeout);
+	if (conf->timeout)
+		PUT("timeout=%u\n", conf->timeout);
 	if (conf->descriptions[0])
 		PUT("descriptions=%s\n", conf->descriptions);
 #undef PUT

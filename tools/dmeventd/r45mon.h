@@ -41,6 +41,12 @@ struct r45mon_conf {
 	char log[R45MON_PATH_MAX];	/* "" for none */
 	unsigned int hook_timeout;	/* seconds */
 	/*
+	 * dmeventd's timeout (the progress polling) the device was
+	 * registered with, in seconds: register --keep registers it with
+	 * it again.  0: not recorded (older configurations: the default)
+	 */
+	unsigned int timeout;
+	/*
 	 * the directory of the array descriptions (r45desc.h) that
 	 * raid45-monitor register saw ($RAID45_CONF_DIR or /etc/raid45):
 	 * the plugin's own environment (dmeventd started by systemd) may
@@ -54,7 +60,7 @@ void r45mon_conf_default(struct r45mon_conf *conf);
  * Parse a configuration file's text: 0, or -EINVAL with a message (naming
  * the line) in err.  Keys: policy=warn|spare|hold, hook=/abs/path,
  * spare=/abs/path (repeatable, used in order), log=/abs/path,
- * hook_timeout=<seconds>, descriptions=/abs/dir.  '#' starts a comment
+ * hook_timeout=<seconds>, timeout=<seconds>, descriptions=/abs/dir.  '#' starts a comment
  * line.
  */
 int r45mon_conf_parse(const char *text, struct r45mon_conf *conf,

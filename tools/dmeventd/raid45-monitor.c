@@ -287,18 +287,19 @@ static int write_conf(const char *name, const struct r45mon_conf *conf)
 	}
 	if (conf_path(name, path, sizeof(path)))
 		return -1;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (r45mon_conf_format(conf, text, sizeof(text))) {
 		error("configuration too long");
 		return -1;
 	}
 	len = strlen(text);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a name of its own: two registers never write one temporary file */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		error("cannot write %s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	if (write(fd, text, len) != (ssize_t)len || fsync(fd)) {
+	if (fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len || fsync(fd)) {
 		error("cannot write %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -461,7 +462,8 @@ static int reg_check(const struct reg_args *a, const char *dso)
  * Write the device's configuration and register it with dmeventd (after
  * reg_check): 0, or 1 with the reason printed.
  */
-static int reg_register(const char *name, const struct reg_args *a, const char *dso)
+static int reg_register(const char *name, const struct reg_args *a, const char *dso,
+			bool kept)
 {
 	const struct r45mon_conf *conf = &a->conf;
 	enum dm_event_mask mask = 0;
@@ -490,7 +492,8 @@ static int reg_register(const char *name, const struct reg_args *a, const char *
 	    r45_trusted_file(path, R45SAFE_OWNER, why, sizeof(why))) {
 		error("the plugin would not read %s: %s (the directories up to it must be root's, writable by nobody else unless sticky)",
 		      path, why);
-		unlink(path);
+		if (!kept)
+			unlink(path);
 		return 1;
 	}
 	/* the plugin reads the configuration when registered: again */
@@ -501,7 +504,8 @@ static int reg_register(const char *name, const struct reg_args *a, const char *
 	if (handler(name, dso, EVENTS, a->timeout, true)) {
 		error("dmeventd did not register %s (is /sbin/dmeventd installed? its log in syslog says more)",
 		      name);
-		if (!conf_path(name, path, sizeof(path)))
+		/* never a configuration --keep read: it is the operator's */
+		if (!kept && !conf_path(name, path, sizeof(path)))
 			unlink(path);
 		return 1;
 	}
@@ -564,6 +568,13 @@ static int cmd_register(int argc, char **argv)
 		      name, err);
 		return 1;
 	}
+	/*
+	 * dmeventd's timeout is recorded in it (timeout=): a kept one keeps
+	 * it; one without it (older) has the default, recorded from now on
+	 */
+	if (r == 1 && a.conf.timeout)
+		a.timeout = (int)a.conf.timeout;
+	a.conf.timeout = (unsigned int)a.timeout;
 	dso = plugin_path(a.dso_opt);
 
 	if (device_info(name, uuid, sizeof(uuid)))
@@ -584,7 +595,7 @@ static int cmd_register(int argc, char **argv)
 	}
 	if (reg_check(&a, dso))
 		return 1;
-	return reg_register(name, &a, dso);
+	return reg_register(name, &a, dso, r == 1);
 }
 
 static int cmd_unregister(int argc, char **argv)
@@ -1277,7 +1288,8 @@ static int cmd_dmraid(int argc, char **argv)
 	}
 	printf("%s: created, uuid %s\n", name, uuid);
 	fflush(stdout);
-	rc = reg_register(name, &a, dso);
+	a.conf.timeout = (unsigned int)a.timeout;
+	rc = reg_register(name, &a, dso, false);
 	if (rc) {
 		if (dm_simple(DM_DEVICE_REMOVE, name, NULL, 0, NULL))
 			error("%s: not monitored, and could not be removed: remove it (dmsetup remove %s)",

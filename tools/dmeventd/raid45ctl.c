@@ -44,6 +44,7 @@
 #include <sys/sysmacros.h>
 #include <libdevmapper.h>
 #include "r45ctl-boot.h"
+#include "r45boot.h"
 #include "r45ctl-dev.h"
 #include "r45desc.h"
 #include "r45status.h"
@@ -210,6 +211,8 @@ static int sync_parent(const char *path)
 	return r;
 }
 
+static int create_locked(const struct r45desc *dp, const char *path, const char *params);
+
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -236,7 +239,7 @@ static int cmd_create(int argc, char **argv)
 	bool force = false, dry = false;
 	const char *log = "core";
 	unsigned int i, j, parity, region = 0;
-	int c, r;
+	int c, r, lock;
 
 	if (argc < 2 || argv[1][0] == '-') {
 		usage(stderr);
@@ -416,6 +419,16 @@ static int cmd_create(int argc, char **argv)
 			return 1;
 	}
 
+	/*
+	 * Started degraded at boot only if it can tell a crash (a disk log,
+	 * or ppl): with a core log every activation looks clean, and a
+	 * degraded start after a crash would serve the write hole's garbage
+	 */
+	if (d.boot_degraded && !r45boot_crash_detectable(&d)) {
+		ctl_error("--boot-degraded needs a disk log (--log <device>): with a core log the array cannot tell a crash, and a degraded start after one would serve stale parity (docs/raid45.rst, \"The write hole\")");
+		return 2;
+	}
+
 	/* everything checked once more, as activate will read it */
 	text = malloc(R45DESC_FILE_MAX);
 	if (!text) {
@@ -439,6 +452,23 @@ static int cmd_create(int argc, char **argv)
 	}
 	free(text);
 
+	/* no boot activation of the name decides while it is made */
+	lock = activation_lock(d.name);
+	if (lock < 0)
+		return 1;
+	r = create_locked(&d, path, params);
+	close(lock);
+	return r;
+}
+
+/* the description, then the device (under the activation lock): 0 or 1 */
+static int create_locked(const struct r45desc *dp, const char *path, const char *params)
+{
+	static struct r45desc d;
+	char err[512];
+	int r;
+
+	d = *dp;
 	/* the description first: the device never runs undescribed */
 	if (!mkdir(r45desc_dir(), 0755)) {
 		/* the new directory durable in its parent */
@@ -496,14 +526,16 @@ static int cmd_table(int argc, char **argv)
 	return 0;
 }
 
+static int activate_locked(const char *name, struct r45desc *d, struct r45desc *before,
+			   bool degraded, bool if_needed, unsigned int flags);
+
 static int cmd_activate(int argc, char **argv)
 {
 	static struct r45desc d, before;
-	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
+	char path[PATH_MAX];
 	bool degraded = false, if_needed = false;
-	unsigned int i, absent = 0, flags = 0;
-	uint32_t gone = 0;
-	int r, a;
+	unsigned int flags = 0;
+	int r, a, lock;
 
 	for (a = 2; a < argc; a++) {
 		if (!strcmp(argv[a], "--if-needed")) {
@@ -521,40 +553,59 @@ static int cmd_activate(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (load(argv[1], &d, path, sizeof(path)))
+	if (desc_path(argv[1], path, sizeof(path)))
 		return 1;
-	r = dm_active(d.name, uuid, sizeof(uuid));
-	if (r == 1 && if_needed && !strcmp(uuid, d.uuid)) {
-		printf("%s: active already\n", d.name);
+	/* read, checked, recorded and created under it: as raid45ctl boot */
+	lock = activation_lock(argv[1]);
+	if (lock < 0)
+		return 1;
+	r = activate_locked(argv[1], &d, &before, degraded, if_needed, flags);
+	close(lock);
+	return r;
+}
+
+static int activate_locked(const char *name, struct r45desc *d, struct r45desc *before,
+			   bool degraded, bool if_needed, unsigned int flags)
+{
+	char path[PATH_MAX], params[TABLE_MAX], err[512], uuid[R45DESC_UUID_MAX];
+	unsigned int i, absent = 0;
+	uint32_t gone = 0;
+	int r;
+
+	if (load(name, d, path, sizeof(path)))
+		return 1;
+	r = dm_active(d->name, uuid, sizeof(uuid));
+	if (r == 1 && if_needed && !strcmp(uuid, d->uuid)) {
+		printf("%s: active already\n", d->name);
 		return 0;
 	}
 	if (r == 1) {
-		ctl_error("%s is active already%s", d.name,
-		      strcmp(uuid, d.uuid) ? " (with another UUID: not this description's array)" : "");
+		ctl_error("%s is active already%s", d->name,
+		      strcmp(uuid, d->uuid) ? " (with another UUID: not this description's array)" : "");
 		return 1;
 	}
-	before = d;
-	for (i = 0; i < d.nr_members; i++) {
+	*before = *d;
+	for (i = 0; i < d->nr_members; i++) {
 		struct stat sb;
 
-		if (d.m[i].state != R45DESC_CURRENT && d.m[i].state != R45DESC_REBUILDING)
+		if (d->m[i].state != R45DESC_CURRENT && d->m[i].state != R45DESC_REBUILDING)
 			continue;
-		if (!stat(d.m[i].path, &sb) && S_ISBLK(sb.st_mode))
+		if (!stat(d->m[i].path, &sb) && S_ISBLK(sb.st_mode))
 			continue;
 		absent++;
 		gone |= 1u << i;
 		if (degraded) {
 			fprintf(stderr, "%s: warning: member %u (%s) is not there: activated without it\n",
-				prog, i, d.m[i].path);
-			memset(d.m[i].path, 0, sizeof(d.m[i].path));
-			d.m[i].state = R45DESC_MISSING;
+				prog, i, d->m[i].path);
+			memset(d->m[i].path, 0, sizeof(d->m[i].path));
+			d->m[i].state = R45DESC_MISSING;
 		} else {
-			ctl_error("member %u (%s) is not there", i, d.m[i].path);
+			ctl_error("member %u (%s) is not there", i, d->m[i].path);
 		}
 	}
 	if (absent && !degraded) {
 		ctl_error("%s not activated: --degraded starts it without the member%s that are not there",
-		      d.name, absent == 1 ? "" : "s");
+		      d->name, absent == 1 ? "" : "s");
 		return 1;
 	}
 	/*
@@ -563,30 +614,32 @@ static int cmd_activate(int argc, char **argv)
 	 * with the disk back, must not take it as current (as md drops a
 	 * member whose event count is behind).
 	 */
-	if (absent && r45desc_record_failed(path, gone, d.nr_members, NULL, err, sizeof(err))) {
+	if (absent && r45desc_record_failed(path, gone, d->nr_members, NULL, err, sizeof(err))) {
 		ctl_error("%s: not activated: the member%s left out could not be recorded failed",
 			  err, absent == 1 ? "" : "s");
 		return 1;
 	}
-	for (i = 0; i < d.nr_members; i++)
+	for (i = 0; i < d->nr_members; i++)
 		if (gone & (1u << i))
 			printf("%s: member %u recorded failed in %s (raid45ctl replace %s %u <device> rebuilds it)\n",
-			       d.name, i, path, d.name, i);
-	if (r45desc_table(&d, flags, params, sizeof(params), err, sizeof(err))) {
-		ctl_error("%s", err);
-		return 1;
-	}
-	r = dm_create(&d, params);
+			       d->name, i, path, d->name, i);
+	r = r45desc_table(d, flags, params, sizeof(params), err, sizeof(err));
 	if (r) {
-		ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
-		      d.name, strerror(-r), d.size, params);
+		ctl_error("%s", err);
+	} else {
+		r = dm_create(d, params);
+		if (r)
+			ctl_error("activating %s: %s (the kernel log says why); table: 0 %" PRIu64 " raid45 %s",
+				  d->name, strerror(-r), d->size, params);
+	}
+	if (r) {
 		/* never ran: what was left out is not stale, its record undone */
-		if (gone && r45desc_record_unfailed(path, gone, &before, err, sizeof(err)))
+		if (gone && r45desc_record_unfailed(path, gone, before, err, sizeof(err)))
 			ctl_error("%s: the members left out stay recorded failed", err);
 		return 1;
 	}
-	printf("%s: active, table 0 %" PRIu64 " raid45 %s\n", d.name, d.size, params);
-	printf("monitor it: raid45-monitor register %s\n", d.name);
+	printf("%s: active, table 0 %" PRIu64 " raid45 %s\n", d->name, d->size, params);
+	printf("monitor it: raid45-monitor register %s\n", d->name);
 	return 0;
 }
 

@@ -16,6 +16,9 @@
 
 #include "unit-check.h"
 
+/* seconds, as r45boot_decide takes them: in milliseconds */
+#define S(s) ((uint64_t)(s) * 1000)
+
 /* the devices "there": path -> number */
 struct fake {
 	unsigned int n;
@@ -126,8 +129,8 @@ static void test_appearing(void)
 	r45boot_look(&d, makedev(8, 48), fake_devno, &f, &v);
 	CHECK(v.dev_member == 3 && v.present == 3 && !v.absent && r45boot_complete(&v),
 	      "D: present %u absent %x", v.present, v.absent);
-	CHECK(r45boot_decide(&d, &v, 0) == R45BOOT_ACTIVATE, "complete: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 0)));
+	CHECK(r45boot_decide(&d, &v, S(0)) == R45BOOT_ACTIVATE, "complete: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(0))));
 	/* the failed member's path is looked up (to know its device) */
 	CHECK(f.calls > 0, "no lookups");
 	report("r45boot-appearing", before);
@@ -150,11 +153,17 @@ static void test_conflicts(void)
 	r45boot_look(&d, makedev(8, 32), fake_devno, &f, &v);
 	CHECK(v.conflict == 0x4 && v.present == 2 && !r45boot_complete(&v),
 	      "failed member's device: conflict %x present %u", v.conflict, v.present);
-	CHECK(r45boot_decide(&d, &v, 0) == R45BOOT_WAIT, "conflict: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 0)));
-	/* after the bound: C and B out, more than the parity */
-	CHECK(r45boot_decide(&d, &v, 30) == R45BOOT_CANNOT, "conflict after the bound: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 30)));
+	CHECK(v.conflict_with[2] == 1, "C's conflict with %d", v.conflict_with[2]);
+	/*
+	 * never started at all, not even degraded without C: which member
+	 * the disk holds is unknown (C's current data, or B's stale), and
+	 * leaving C out would record a healthy member failed
+	 */
+	CHECK(r45boot_decide(&d, &v, S(0)) == R45BOOT_CANNOT, "conflict: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(0))));
+	d.ppl = true;
+	CHECK(r45boot_decide(&d, &v, S(30)) == R45BOOT_CANNOT, "conflict after the bound: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(30))));
 
 	/* two members' paths to one disk */
 	subst(text, sizeof(text), r5, "B 0 failed", "B 0 current");
@@ -168,6 +177,14 @@ static void test_conflicts(void)
 	r45boot_look(&d, makedev(8, 0), fake_devno, &f, &v);
 	CHECK(v.conflict == 0x3 && v.needed == 4 && v.present == 2 && !r45boot_complete(&v),
 	      "one disk twice: conflict %x present %u", v.conflict, v.present);
+	CHECK(v.conflict_with[0] == 1 && v.conflict_with[1] == 0, "conflicts with %d %d",
+	      v.conflict_with[0], v.conflict_with[1]);
+	/* two current members on one disk (B on A's): never degraded without one */
+	d.ppl = true;
+	d.boot_degraded = 30;
+	CHECK(r45boot_decide(&d, &v, S(0)) == R45BOOT_CANNOT &&
+	      r45boot_decide(&d, &v, S(100)) == R45BOOT_CANNOT, "one disk twice: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(100))));
 
 	/* a disk log: needed; absent, it cannot start even degraded */
 	load("version 2\nname l\nuuid u\ntype raid5_ls\nchunk 64\nregion 1024\nsize 3072\n"
@@ -182,8 +199,11 @@ static void test_conflicts(void)
 	r45boot_look(&d, makedev(8, 0), fake_devno, &f, &v);
 	CHECK(v.needed == 5 && v.present == 4 && v.log_absent && !r45boot_complete(&v),
 	      "log absent: needed %u present %u", v.needed, v.present);
-	CHECK(r45boot_decide(&d, &v, 2) == R45BOOT_WAIT && r45boot_decide(&d, &v, 5) == R45BOOT_CANNOT,
-	      "log absent: %s", r45boot_action_name(r45boot_decide(&d, &v, 5)));
+	/* boot-degraded 5, older than the rule: the settling time (10 s) counts */
+	CHECK(r45boot_bound(&d) == R45BOOT_SETTLE, "bound %u", r45boot_bound(&d));
+	CHECK(r45boot_decide(&d, &v, S(2)) == R45BOOT_WAIT && r45boot_decide(&d, &v, S(5)) == R45BOOT_WAIT &&
+	      r45boot_decide(&d, &v, S(R45BOOT_SETTLE)) == R45BOOT_CANNOT,
+	      "log absent: %s", r45boot_action_name(r45boot_decide(&d, &v, S(R45BOOT_SETTLE))));
 	appear(&f, "/dev/L", makedev(7, 0));
 	r45boot_look(&d, makedev(7, 0), fake_devno, &f, &v);
 	CHECK(v.dev_log && v.dev_member < 0 && r45boot_names(&v) && r45boot_complete(&v),
@@ -194,6 +214,9 @@ static void test_conflicts(void)
 	r45boot_look(&d, 0, fake_devno, &f, &v);
 	CHECK(v.log_absent && (v.conflict & 0x8) && !r45boot_complete(&v),
 	      "log is a member's disk: conflict %x", v.conflict);
+	CHECK(v.conflict_with[3] == -1 && r45boot_decide(&d, &v, S(0)) == R45BOOT_CANNOT,
+	      "log on D's disk: with %d, %s", v.conflict_with[3],
+	      r45boot_action_name(r45boot_decide(&d, &v, S(0))));
 	report("r45boot-conflicts", before);
 }
 
@@ -206,22 +229,23 @@ static void test_decide(void)
 	char text[2048];
 
 	load(r5, &d);
+	d.ppl = true;	/* it can tell a crash: only the members decide */
 	/* A and C there, D (rebuilding) absent, B failed */
 	appear(&f, "/dev/disk/by-id/A", makedev(8, 0));
 	appear(&f, "/dev/disk/by-id/C", makedev(8, 32));
 	r45boot_look(&d, 0, fake_devno, &f, &v);
-	CHECK(r45boot_decide(&d, &v, 0) == R45BOOT_WAIT, "0 s: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 0)));
-	CHECK(r45boot_decide(&d, &v, 29) == R45BOOT_WAIT, "29 s");
+	CHECK(r45boot_decide(&d, &v, S(0)) == R45BOOT_WAIT, "0 s: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(0))));
+	CHECK(r45boot_decide(&d, &v, S(29)) == R45BOOT_WAIT, "29 s");
 	/* failed B and absent D: 2 out of RAID5's 1 parity */
-	CHECK(r45boot_decide(&d, &v, 30) == R45BOOT_CANNOT, "30 s: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 30)));
+	CHECK(r45boot_decide(&d, &v, S(30)) == R45BOOT_CANNOT, "30 s: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(30))));
 	/* D there, C absent: still two out */
 	f.n = 0;
 	appear(&f, "/dev/disk/by-id/A", makedev(8, 0));
 	appear(&f, "/dev/disk/by-id/D", makedev(8, 48));
 	r45boot_look(&d, 0, fake_devno, &f, &v);
-	CHECK(r45boot_decide(&d, &v, 31) == R45BOOT_CANNOT, "B failed, C absent");
+	CHECK(r45boot_decide(&d, &v, S(31)) == R45BOOT_CANNOT, "B failed, C absent");
 
 	/* all current, one absent: degraded after the bound */
 	subst(text, sizeof(text), r5, "B 0 failed", "B 0 missing");
@@ -232,8 +256,8 @@ static void test_decide(void)
 	appear(&f, "/dev/disk/by-id/C", makedev(8, 32));
 	appear(&f, "/dev/disk/by-id/D", makedev(8, 48));
 	r45boot_look(&d, 0, fake_devno, &f, &v);
-	CHECK(r45boot_complete(&v) && r45boot_decide(&d, &v, 0) == R45BOOT_ACTIVATE,
-	      "missing B, rest there: %s", r45boot_action_name(r45boot_decide(&d, &v, 0)));
+	CHECK(r45boot_complete(&v) && r45boot_decide(&d, &v, S(0)) == R45BOOT_ACTIVATE,
+	      "missing B, rest there: %s", r45boot_action_name(r45boot_decide(&d, &v, S(0))));
 
 	load("version 1\nname n\nuuid u\ntype raid5_ls\nchunk 64\nregion 1024\nsize 3072\n"
 	     "log core nosync\nmembers 4\n"
@@ -249,35 +273,63 @@ static void test_decide(void)
 	 * a version 1 file (no boot-degraded): never degraded, whatever the
 	 * time; it waits only for the devices udev is still settling
 	 */
-	CHECK(r45boot_decide(&d, &v, 0) == R45BOOT_WAIT &&
-	      r45boot_decide(&d, &v, R45BOOT_SETTLE - 1) == R45BOOT_WAIT, "never, settling: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 0)));
-	CHECK(r45boot_decide(&d, &v, R45BOOT_SETTLE) == R45BOOT_NEVER &&
-	      r45boot_decide(&d, &v, 100000) == R45BOOT_NEVER, "never: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 100000)));
+	CHECK(r45boot_decide(&d, &v, S(0)) == R45BOOT_WAIT &&
+	      r45boot_decide(&d, &v, S(R45BOOT_SETTLE - 1)) == R45BOOT_WAIT, "never, settling: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(0))));
+	CHECK(r45boot_decide(&d, &v, S(R45BOOT_SETTLE)) == R45BOOT_NEVER &&
+	      r45boot_decide(&d, &v, S(100000)) == R45BOOT_NEVER, "never: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(100000))));
 	/* complete within the settling: activated */
 	appear(&f, "/dev/D", makedev(8, 48));
 	r45boot_look(&d, 0, fake_devno, &f, &v);
-	CHECK(r45boot_decide(&d, &v, 3) == R45BOOT_ACTIVATE, "never, complete: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 3)));
+	CHECK(r45boot_decide(&d, &v, S(3)) == R45BOOT_ACTIVATE, "never, complete: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(3))));
 	f.n = 3;
 	r45boot_look(&d, 0, fake_devno, &f, &v);
 	d.boot_degraded = 10;
-	CHECK(r45boot_decide(&d, &v, 9) == R45BOOT_WAIT, "9 of 10 s: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 9)));
-	CHECK(r45boot_decide(&d, &v, 10) == R45BOOT_DEGRADED, "10 of 10 s: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 10)));
+	/* a core log without ppl cannot tell a crash: never degraded */
+	CHECK(!r45boot_crash_detectable(&d) && r45boot_decide(&d, &v, S(10)) == R45BOOT_CANNOT &&
+	      r45boot_decide(&d, &v, S(1000)) == R45BOOT_CANNOT, "core log, no ppl: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(10))));
+	CHECK(r45boot_decide(&d, &v, S(9)) == R45BOOT_WAIT, "core log, no ppl, within the bound");
+	d.disk_log = true;	/* the view says it is there (log_absent false) */
+	CHECK(r45boot_crash_detectable(&d) && r45boot_decide(&d, &v, S(10)) == R45BOOT_DEGRADED,
+	      "disk log: %s", r45boot_action_name(r45boot_decide(&d, &v, S(10))));
+	d.disk_log = false;
+	d.ppl = true;
+	CHECK(r45boot_decide(&d, &v, S(9)) == R45BOOT_WAIT, "9 of 10 s: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(9))));
+	CHECK(r45boot_decide(&d, &v, S(10) - 1) == R45BOOT_WAIT, "10 s less 1 ms: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(10) - 1)));
+	CHECK(r45boot_decide(&d, &v, S(10)) == R45BOOT_DEGRADED, "10 of 10 s: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(10))));
+	/* small bounds (older files): never before the settling time */
+	d.boot_degraded = 1;
+	CHECK(r45boot_bound(&d) == R45BOOT_SETTLE, "bound of 1: %u", r45boot_bound(&d));
+	CHECK(r45boot_decide(&d, &v, S(1)) == R45BOOT_WAIT &&
+	      r45boot_decide(&d, &v, S(R45BOOT_SETTLE) - 1) == R45BOOT_WAIT &&
+	      r45boot_decide(&d, &v, S(R45BOOT_SETTLE)) == R45BOOT_DEGRADED, "boot-degraded 1: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(1))));
+	d.boot_degraded = R45BOOT_SETTLE - 1;
+	CHECK(r45boot_decide(&d, &v, S(R45BOOT_SETTLE - 1)) == R45BOOT_WAIT,
+	      "boot-degraded settle-1");
+	d.boot_degraded = 30;
+	CHECK(r45boot_bound(&d) == 30 && r45boot_decide(&d, &v, S(29)) == R45BOOT_WAIT &&
+	      r45boot_decide(&d, &v, S(30)) == R45BOOT_DEGRADED, "boot-degraded 30");
+	d.boot_degraded = 0;
+	CHECK(r45boot_bound(&d) == R45BOOT_SETTLE, "never: bound %u", r45boot_bound(&d));
+	d.boot_degraded = 10;
 	/* two absent: RAID5 cannot, RAID6 can */
 	f.n = 2;
 	r45boot_look(&d, 0, fake_devno, &f, &v);
-	CHECK(v.absent == 0xc && r45boot_decide(&d, &v, 10) == R45BOOT_CANNOT, "raid5, two absent: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 10)));
+	CHECK(v.absent == 0xc && r45boot_decide(&d, &v, S(10)) == R45BOOT_CANNOT, "raid5, two absent: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(10))));
 	snprintf(d.type, sizeof(d.type), "raid6_zr");
-	CHECK(r45boot_decide(&d, &v, 10) == R45BOOT_DEGRADED, "raid6, two absent: %s",
-	      r45boot_action_name(r45boot_decide(&d, &v, 10)));
+	CHECK(r45boot_decide(&d, &v, S(10)) == R45BOOT_DEGRADED, "raid6, two absent: %s",
+	      r45boot_action_name(r45boot_decide(&d, &v, S(10))));
 	f.n = 1;
 	r45boot_look(&d, 0, fake_devno, &f, &v);
-	CHECK(r45boot_decide(&d, &v, 10) == R45BOOT_CANNOT, "raid6, three absent");
+	CHECK(r45boot_decide(&d, &v, S(10)) == R45BOOT_CANNOT, "raid6, three absent");
 	report("r45boot-decide", before);
 }
 

@@ -1224,6 +1224,18 @@ static void test_conf(void)
 	CHECK(r45mon_conf_parse("hook_timeout=0", &c, err, sizeof(err)) == -EINVAL, "timeout 0");
 	CHECK(r45mon_conf_parse("hook_timeout=-5", &c, err, sizeof(err)) == -EINVAL, "timeout -5");
 	CHECK(r45mon_conf_parse("hook_timeout=5s", &c, err, sizeof(err)) == -EINVAL, "timeout 5s");
+	/* dmeventd's timeout, kept by register --keep; none in older files */
+	CHECK(!r45mon_conf_parse("policy=warn\nhook_timeout=9\n", &c, err, sizeof(err)) &&
+	      !c.timeout, "no timeout: %u", c.timeout);
+	CHECK(!r45mon_conf_format(&c, buf, sizeof(buf)) && !strstr(buf, "\ntimeout="),
+	      "none written when none: %s", buf);
+	CHECK(!r45mon_conf_parse("timeout=2\nhook_timeout=9\n", &c, err, sizeof(err)) &&
+	      c.timeout == 2 && c.hook_timeout == 9, "timeout 2: %s", err);
+	CHECK(!r45mon_conf_format(&c, buf, sizeof(buf)) && strstr(buf, "\ntimeout=2\n") &&
+	      !r45mon_conf_parse(buf, &c2, err, sizeof(err)) && c2.timeout == 2,
+	      "timeout round trip: %s", buf);
+	CHECK(r45mon_conf_parse("timeout=0", &c, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "timeout must be"), "timeout=0: %s", err);
 	{
 		char many[2048] = "";
 		int i;
