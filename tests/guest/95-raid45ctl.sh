@@ -64,21 +64,6 @@ step() { echo "[$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b
 
 busybox syslogd -n -O /tmp/messages &
 slpid=$!
-# gone as in a reboot (it monitors nothing then; a TERM takes it seconds)
-stop_dmeventd() {
-	local p i
-	p=$(cat /run/dmeventd.pid 2>/dev/null)
-	[ -n "$p" ] || return 0
-	kill -9 "$p" 2>/dev/null
-	for i in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	rm -f /run/dmeventd.pid
-}
-start_dmeventd() {
-	(unset RAID45_CONF_DIR; exec /sbin/dmeventd) || die "dmeventd did not start"
-	[ -s /run/dmeventd.pid ] || die "dmeventd: no pid file"
-	! tr '\0' '\n' <"/proc/$(cat /run/dmeventd.pid)/environ" | grep -q "^RAID45_CONF_DIR=" ||
-		die "dmeventd has RAID45_CONF_DIR: the test would not see where the plugin looks"
-}
 finish() {
 	cp -f "$MLOG" /tmp/messages "$DESC" "${SHARE:-/tmp}/" 2>/dev/null
 	rm -f /tmp/wload
@@ -99,17 +84,7 @@ start_dmeventd
 
 # ---- 5 disks of 4 MiB: 4 members and a spare
 dmsetup remove_all --force >/dev/null 2>&1
-modprobe sd_mod || die "modprobe sd_mod"
-# delay=0: answered at once (no timer per command)
-modprobe scsi_debug add_host=5 per_host_store=1 num_tgts=1 dev_size_mb=$MIB delay=0 ||
-	die "modprobe scsi_debug"
-sdisks() {
-	local b
-	for b in /sys/block/sd*; do
-		grep -qs scsi_debug "$b/device/model" && [ -b "/dev/${b##*/}" ] && echo "${b##*/}"
-	done
-}
-for i in $(seq 100); do [ "$(sdisks | wc -l)" = 5 ] && break; sleep 0.2; done
+load_scsi_debug 5 dev_size_mb=$MIB
 sdisks >/tmp/sdisks	# no /dev/fd here for <(...)
 mapfile -t sd </tmp/sdisks
 [ "${#sd[@]}" = 5 ] || die "scsi_debug: ${#sd[@]} of 5 disks"

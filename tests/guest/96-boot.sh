@@ -75,18 +75,6 @@ step() { echo "[$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b
 
 busybox syslogd -n -O /tmp/messages &
 slpid=$!
-stop_dmeventd() {
-	local p i
-	p=$(cat /run/dmeventd.pid 2>/dev/null)
-	[ -n "$p" ] || return 0
-	kill -9 "$p" 2>/dev/null
-	for i in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	rm -f /run/dmeventd.pid
-}
-start_dmeventd() {
-	/sbin/dmeventd || die "dmeventd did not start"
-	[ -s /run/dmeventd.pid ] || die "dmeventd: no pid file"
-}
 finish() {
 	local p
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
@@ -112,16 +100,7 @@ start_dmeventd
 # ---- 12 disks of 4 MiB, one per host: r5 on 0..3 with its disk log on
 # 11, b+1 on 4..6, d5 on 7..9 with its disk log on 10
 dmsetup remove_all --force >/dev/null 2>&1
-modprobe sd_mod || die "modprobe sd_mod"
-modprobe scsi_debug add_host=12 per_host_store=1 num_tgts=1 dev_size_mb=$MIB delay=0 ||
-	die "modprobe scsi_debug"
-sdisks() {
-	local b
-	for b in /sys/block/sd*; do
-		grep -qs scsi_debug "$b/device/model" && [ -b "/dev/${b##*/}" ] && echo "${b##*/}"
-	done
-}
-for i in $(seq 100); do [ "$(sdisks | wc -l)" = 12 ] && break; sleep 0.2; done
+load_scsi_debug 12 dev_size_mb=$MIB
 # each disk by its SCSI address (host:channel:target:lun), stable across
 # a delete and a rescan of its host; its kernel name may change
 hctl=()

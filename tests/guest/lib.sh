@@ -218,3 +218,40 @@ on_this_kernel() {
 	for i in "$@"; do s=$((s + i)); done
 	[ $((s % n)) = "$(split_slot)" ]
 }
+
+# ---- scsi_debug disks and dmeventd, as 95 and 96 use them
+# the scsi_debug disks' kernel names (sdX)
+sdisks() {
+	local b
+	for b in /sys/block/sd*; do
+		grep -qs scsi_debug "$b/device/model" && [ -b "/dev/${b##*/}" ] && echo "${b##*/}"
+	done
+}
+# load_scsi_debug <n> [<option>...]: n disks, each on its host with its
+# own store, answered at once (delay=0: no timer per command)
+load_scsi_debug() {
+	local n=$1 i
+	shift
+	modprobe sd_mod || die "modprobe sd_mod"
+	modprobe scsi_debug add_host="$n" per_host_store=1 num_tgts=1 delay=0 "$@" ||
+		die "modprobe scsi_debug"
+	for i in $(seq 100); do [ "$(sdisks | wc -l)" = "$n" ] && break; sleep 0.2; done
+	[ "$(sdisks | wc -l)" = "$n" ] || die "scsi_debug: $(sdisks | wc -l) of $n disks"
+}
+# dmeventd gone as in a reboot (it monitors nothing then; a TERM takes
+# it seconds), and started again, without $RAID45_CONF_DIR (as systemd
+# starts it: the plugin must look where register recorded)
+stop_dmeventd() {
+	local p i
+	p=$(cat /run/dmeventd.pid 2>/dev/null)
+	[ -n "$p" ] || return 0
+	kill -9 "$p" 2>/dev/null
+	for i in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	rm -f /run/dmeventd.pid
+}
+start_dmeventd() {
+	(unset RAID45_CONF_DIR; exec /sbin/dmeventd) || die "dmeventd did not start"
+	[ -s /run/dmeventd.pid ] || die "dmeventd: no pid file"
+	! tr '\0' '\n' <"/proc/$(cat /run/dmeventd.pid)/environ" | grep -q "^RAID45_CONF_DIR=" ||
+		die "dmeventd has RAID45_CONF_DIR: the test would not see where the plugin looks"
+}

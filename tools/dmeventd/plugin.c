@@ -189,14 +189,15 @@ static int run_task(struct plugin_dev *pd, int type, struct dm_task **out)
 	return 0;
 }
 
-static int pd_get_table(void *ctx, uint64_t start, char *buf, size_t size)
+/* The words of the raid45 target at start of a TABLE or STATUS task. */
+static int target_params(struct plugin_dev *pd, int task, uint64_t start, char *buf,
+			 size_t size)
 {
-	struct plugin_dev *pd = ctx;
 	struct dm_task *dmt;
 	uint64_t s, l;
 	char *type, *params;
 	void *next = NULL;
-	int r = run_task(pd, DM_DEVICE_TABLE, &dmt);
+	int r = run_task(pd, task, &dmt);
 
 	if (r)
 		return r;
@@ -206,17 +207,19 @@ static int pd_get_table(void *ctx, uint64_t start, char *buf, size_t size)
 		params = NULL;
 		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
 		if (type && params && s == start && !strcmp(type, "raid45")) {
-			if (strlen(params) >= size) {
-				r = -ENOSPC;
-			} else {
+			r = strlen(params) < size ? 0 : -ENOSPC;
+			if (!r)
 				strcpy(buf, params);
-				r = 0;
-			}
 			break;
 		}
 	} while (next);
 	dm_task_destroy(dmt);
 	return r;
+}
+
+static int pd_get_table(void *ctx, uint64_t start, char *buf, size_t size)
+{
+	return target_params(ctx, DM_DEVICE_TABLE, start, buf, size);
 }
 
 static int simple_task(struct plugin_dev *pd, int type, bool udev_cookie)
@@ -653,29 +656,7 @@ static int pd_flush(void *ctx)
 /* The status of the raid45 target at start, read again (no flush). */
 static int pd_get_status(void *ctx, uint64_t start, char *buf, size_t size)
 {
-	struct plugin_dev *pd = ctx;
-	struct dm_task *dmt;
-	uint64_t s, l;
-	char *type, *params;
-	void *next = NULL;
-	int r = run_task(pd, DM_DEVICE_STATUS, &dmt);
-
-	if (r)
-		return r;
-	r = -ENOENT;
-	do {
-		type = NULL;
-		params = NULL;
-		next = dm_get_next_target(dmt, next, &s, &l, &type, &params);
-		if (type && params && s == start && !strcmp(type, "raid45")) {
-			r = strlen(params) < size ? 0 : -ENOSPC;
-			if (!r)
-				strcpy(buf, params);
-			break;
-		}
-	} while (next);
-	dm_task_destroy(dmt);
-	return r;
+	return target_params(ctx, DM_DEVICE_STATUS, start, buf, size);
 }
 
 static const struct r45mon_ops plugin_ops = {
