@@ -320,24 +320,51 @@ int r45desc_create(const char *path, const struct r45desc *d, char *err, size_t 
 	return save(path, d, true, err, errsize);
 }
 
-int r45desc_remove(const char *path, const char *uuid, char *err, size_t errsize)
+/*
+ * The description at path read for a change, under its lock: 0 with *d
+ * (malloc'ed) and *lock (the lock's descriptor) to give back with
+ * unlock_free(); or -errno with why in err and nothing held.
+ */
+static int locked_load(const char *path, struct r45desc **d, int *lock, char *err,
+		       size_t errsize)
 {
-	struct r45desc *d = malloc(sizeof(*d));
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	int lock, r;
+	int r;
 
-	if (!d) {
+	*d = malloc(sizeof(**d));
+	if (!*d) {
 		snprintf(err, errsize, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	lock = r45desc_lock(path, err, errsize);
-	if (lock < 0) {
-		free(d);
-		return lock;
+	*lock = r45desc_lock(path, err, errsize);
+	if (*lock < 0) {
+		free(*d);
+		return *lock;
 	}
-	r = r45desc_load(path, d, err, errsize);
-	if (!r && strcmp(d->uuid, uuid)) {
+	r = r45desc_load(path, *d, err, errsize);
+	if (r) {
+		r45desc_unlock(*lock);
+		free(*d);
+	}
+	return r;
+}
+
+static void unlock_free(int lock, struct r45desc *d)
+{
+	r45desc_unlock(lock);
+	free(d);
+}
+
+int r45desc_remove(const char *path, const char *uuid, char *err, size_t errsize)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct r45desc *d;
+	int lock, r;
+
+	r = locked_load(path, &d, &lock, err, errsize);
+	if (r)
+		return r;
+	if (strcmp(d->uuid, uuid)) {
 		snprintf(err, errsize, "%s gives the uuid %s now, not %s: another's, left alone",
 			 path, d->uuid, uuid);
 		r = -EEXIST;
@@ -349,8 +376,7 @@ int r45desc_remove(const char *path, const char *uuid, char *err, size_t errsize
 		dir[slash - path] = '\0';
 		r = sync_dir(path, dir[0] ? dir : "/", err, errsize);
 	}
-	r45desc_unlock(lock);
-	free(d);
+	unlock_free(lock, d);
 	return r;
 }
 
@@ -735,25 +761,16 @@ static int update(const char *path, uint32_t mask, unsigned int nr_members,
 		  unsigned int from, enum r45desc_state to, const dev_t *devs,
 		  uint32_t *changed, char *err, size_t errsize)
 {
-	struct r45desc *d = malloc(sizeof(*d));
+	struct r45desc *d;
 	uint32_t ch = 0;
 	unsigned int i;
 	int r, lock;
 
 	if (changed)
 		*changed = 0;
-	if (!d) {
-		snprintf(err, errsize, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	lock = r45desc_lock(path, err, errsize);
-	if (lock < 0) {
-		free(d);
-		return lock;
-	}
-	r = r45desc_load(path, d, err, errsize);
+	r = locked_load(path, &d, &lock, err, errsize);
 	if (r)
-		goto out;
+		return r;
 	if (d->nr_members != nr_members) {
 		snprintf(err, errsize, "%s describes %u members, the array has %u",
 			 path, d->nr_members, nr_members);
@@ -793,8 +810,7 @@ static int update(const char *path, uint32_t mask, unsigned int nr_members,
 	if (!r && changed)
 		*changed = ch;
 out:
-	r45desc_unlock(lock);
-	free(d);
+	unlock_free(lock, d);
 	return r;
 }
 
@@ -815,21 +831,14 @@ int r45desc_record_rebuilt(const char *path, uint32_t mask, unsigned int nr_memb
 int r45desc_record_unfailed(const char *path, uint32_t mask, const struct r45desc *before,
 			    char *err, size_t errsize)
 {
-	struct r45desc *d = malloc(sizeof(*d));
+	struct r45desc *d;
 	unsigned int i;
 	int r, lock;
 
-	if (!d) {
-		snprintf(err, errsize, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	lock = r45desc_lock(path, err, errsize);
-	if (lock < 0) {
-		free(d);
-		return lock;
-	}
-	r = r45desc_load(path, d, err, errsize);
-	if (!r && (d->nr_members != before->nr_members || strcmp(d->uuid, before->uuid))) {
+	r = locked_load(path, &d, &lock, err, errsize);
+	if (r)
+		return r;
+	if (d->nr_members != before->nr_members || strcmp(d->uuid, before->uuid)) {
 		snprintf(err, errsize, "%s describes another array now: not changed", path);
 		r = -EINVAL;
 	}
@@ -839,29 +848,19 @@ int r45desc_record_unfailed(const char *path, uint32_t mask, const struct r45des
 			d->m[i].state = before->m[i].state;
 	if (!r)
 		r = r45desc_save(path, d, err, errsize);
-	r45desc_unlock(lock);
-	free(d);
+	unlock_free(lock, d);
 	return r;
 }
 
 int r45desc_record_replaced(const char *path, unsigned int k, unsigned int nr_members,
 			    const char *dev, uint64_t offset, char *err, size_t errsize)
 {
-	struct r45desc *d = malloc(sizeof(*d));
+	struct r45desc *d;
 	int r, lock;
 
-	if (!d) {
-		snprintf(err, errsize, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	lock = r45desc_lock(path, err, errsize);
-	if (lock < 0) {
-		free(d);
-		return lock;
-	}
-	r = r45desc_load(path, d, err, errsize);
+	r = locked_load(path, &d, &lock, err, errsize);
 	if (r)
-		goto out;
+		return r;
 	r = -EINVAL;
 	if (d->nr_members != nr_members || k >= nr_members)
 		snprintf(err, errsize, "%s describes %u members, the array has %u",
@@ -881,8 +880,7 @@ int r45desc_record_replaced(const char *path, unsigned int k, unsigned int nr_me
 	d->m[k].state = R45DESC_REBUILDING;
 	r = r45desc_save(path, d, err, errsize);
 out:
-	r45desc_unlock(lock);
-	free(d);
+	unlock_free(lock, d);
 	return r;
 }
 
