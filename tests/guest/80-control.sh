@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 270
+# cost: 230
 # Control plane: every message and abbreviation, malformed messages
 # refused without change, several raid45 targets in one table, and
 # suspend/load/resume cycles plus random messages under a verified load.

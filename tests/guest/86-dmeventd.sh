@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.1
-# cost: 165
+# cost: 170
 # Monitoring with the real dmeventd (started as Debian starts it) and the
 # raid45 plugin (tools/dmeventd, registered by raid45-monitor with the
 # plugin and configuration paths of the build tree: the root is read-only

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 340
+# cost: 410
 # Issue 26, the write hole: a crash followed by a lost member loses no
 # data silently.  crash-harness.py crashes an array mid-writes (every
 # member keeps its own prefix of the writes in flight), activates it

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kernels: 6.12
-# cost: 57
+# cost: 130
 # Issue 35: an array's life from its description (raid45ctl, r45desc)
 # with the real dmeventd and the raid45 plugin, on whole virtual SCSI
 # disks (scsi_debug, each its own store).  The root is read-only here:
