@@ -81,7 +81,7 @@ install-module:
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
 install-tools:
-	$(MAKE) -C tools/dmeventd OUT=$(CURDIR)/build/tools
+	$(MAKE) -C tools/dmeventd OUT=$(CURDIR)/build/tools install DESTDIR=$(DESTDIR)
 	$(MAKE) -C tools/systemd OUT=$(CURDIR)/build/tools install DESTDIR=$(DESTDIR)
 
 clean:
