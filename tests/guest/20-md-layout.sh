@@ -27,28 +27,6 @@ head -c $((40 << 20)) /dev/urandom > /tmp/rand
 # <bytes> <seed>: a slice of the random pool
 slice() { tail -c +$((($2 * 4096) % (8 << 20) + 1)) /tmp/rand | head -c "$1"; }
 
-md_args() {
-	case $1 in
-	raid4) echo "--level=4" ;;
-	raid5_la) echo "--level=5 --layout=left-asymmetric" ;;
-	raid5_ra) echo "--level=5 --layout=right-asymmetric" ;;
-	raid5_ls) echo "--level=5 --layout=left-symmetric" ;;
-	raid5_rs) echo "--level=5 --layout=right-symmetric" ;;
-	raid6_zr) echo "--level=6 --layout=ddf-zero-restart" ;;
-	raid6_nr) echo "--level=6 --layout=ddf-N-restart" ;;
-	raid6_nc) echo "--level=6 --layout=ddf-N-continue" ;;
-	esac
-}
-
-md_wait_idle() {
-	local i
-	for i in $(seq 600); do
-		[ "$(cat /sys/block/md0/md/sync_action)" = idle ] && return 0
-		sleep 0.2
-	done
-	die "md check did not finish"
-}
-
 combos=0
 ti=0
 for type in $types; do

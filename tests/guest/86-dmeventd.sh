@@ -110,15 +110,6 @@ new_array() {
 # checks there is the kernel's own checkers, not the monitor's latency.
 SLOW=${R45_SLOW:-1}
 # wait_log <extended regexp> <seconds>
-wait_log() {
-	local i
-	for i in $(seq $(($2 * 10 * SLOW))); do
-		grep -Eq -- "$1" "$MLOG" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	tail -n 20 "$MLOG" >&2
-	die "not logged within $2 s: $1"
-}
 count_log() { grep -Ec -- "$1" "$MLOG" 2>/dev/null; }
 hooks() { grep -c "$1" "$HLOG" 2>/dev/null; }
 wait_hook() { # <pattern> <seconds>

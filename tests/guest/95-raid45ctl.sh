@@ -104,15 +104,6 @@ mm() { cat "/sys/block/${sd[$1]}/dev"; }
 for i in 0 1 2 3 4; do [ -b "$(byid $i)" ] || die "link $(byid $i)"; done
 step "disks ${sd[*]}"
 
-wait_log() { # <extended regexp> <seconds>
-	local i
-	for i in $(seq $(($2 * 10))); do
-		grep -Eq -- "$1" "$MLOG" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	tail -n 20 "$MLOG" >&2
-	die "not logged within $2 s: $1"
-}
 # line_no <regexp> [<from line>]: the first line of the log that matches
 line_no() { awk -v f="${2:-1}" 'NR >= f' "$MLOG" | grep -En -m1 -- "$1" | cut -d: -f1; }
 register() { # [options]

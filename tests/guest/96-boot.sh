@@ -192,15 +192,6 @@ wait_exit() { # <unit> <seconds>: its "== exit N" line, N printed
 	done
 	sed -n 's/^== exit //p' "$(unit_log "$1")" | tail -n 1
 }
-wait_log() { # <extended regexp> <seconds>
-	local i
-	for i in $(seq $(($2 * 10))); do
-		grep -Eq -- "$1" "$MLOG" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	tail -n 20 "$MLOG" >&2
-	die "not logged within $2 s: $1"
-}
 desc_member() { awk -v k="$2" '$1 == "member" && $2 == k { print $3, $4, $5 }' "$RAID45_CONF_DIR/$1.conf"; }
 # the live table's members: "<dev_to_init> <dev> <off>..." of <n> members
 table_members() { dmsetup table "$1" | awk -v n="$2" '{ for (i = NF - 2 * n; i <= NF; i++) printf "%s%s", $i, i < NF ? " " : "\n" }'; }

@@ -255,3 +255,59 @@ start_dmeventd() {
 	! tr '\0' '\n' <"/proc/$(cat /run/dmeventd.pid)/environ" | grep -q "^RAID45_CONF_DIR=" ||
 		die "dmeventd has RAID45_CONF_DIR: the test would not see where the plugin looks"
 }
+
+# wait_log <extended regexp> <seconds>: until the monitor's log $MLOG has
+# a matching line (86, 95, 96; seconds times $SLOW, 1 by default)
+wait_log() {
+	local i
+	for i in $(seq $(($2 * 10 * ${SLOW:-1}))); do
+		grep -Eq -- "$1" "$MLOG" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	tail -n 20 "$MLOG" >&2
+	die "not logged within $2 s: $1"
+}
+
+# ---- md as the oracle (20, 97)
+# mdadm's words for a raid45 type (md's level and layout)
+md_args() {
+	case $1 in
+	raid4) echo "--level=4" ;;
+	raid5_la) echo "--level=5 --layout=left-asymmetric" ;;
+	raid5_ra) echo "--level=5 --layout=right-asymmetric" ;;
+	raid5_ls) echo "--level=5 --layout=left-symmetric" ;;
+	raid5_rs) echo "--level=5 --layout=right-symmetric" ;;
+	raid6_zr) echo "--level=6 --layout=ddf-zero-restart" ;;
+	raid6_nr) echo "--level=6 --layout=ddf-N-restart" ;;
+	raid6_nc) echo "--level=6 --layout=ddf-N-continue" ;;
+	esac
+}
+md_wait_idle() {
+	local i
+	for i in $(seq 600); do
+		[ "$(cat /sys/block/md0/md/sync_action)" = idle ] && return 0
+		sleep 0.2
+	done
+	die "md check did not finish"
+}
+# md_check <type> <chunk> <data offset> <sectors per member> <member>...:
+# md created --assume-clean over the raw members (its superblock goes
+# before the data offset, which must leave it room), md's "check" must
+# find 0 mismatches; prints the md5 of md's array, and stops it.
+md_check() {
+	local type=$1 chunk=$2 off=$3 per=$4 mm sum
+	shift 4
+	modprobe raid456 || die "no md raid456"
+	# shellcheck disable=SC2046
+	mdadm --create /dev/md0 --run --quiet --assume-clean --metadata=1.2 \
+		--bitmap=none $(md_args "$type") --chunk=$((chunk / 2)) \
+		--data-offset=$((off / 2))K --size=$((per / 2))K --raid-devices=$# "$@" \
+		>/tmp/md_check.out 2>&1 || { cat /tmp/md_check.out; die "mdadm create $type over $*"; }
+	echo check >/sys/block/md0/md/sync_action
+	md_wait_idle
+	mm=$(cat /sys/block/md0/md/mismatch_cnt)
+	sum=$(md5sum </dev/md0)
+	mdadm --stop /dev/md0 >/dev/null 2>&1 || die "md stop"
+	[ "$mm" = 0 ] || die "md check: mismatch_cnt $mm ($type over $*)"
+	echo "${sum%% *}"
+}
