@@ -192,8 +192,9 @@ static int parse_raid_params(struct r45_table *t, struct dm_arg_set *as,
  * The words that may stand between the raid parameters and #raid_devs,
  * in any order, each once: "locking none" (the interface's), and [ext]
  * "start_dirty_degraded" (activate although a crash left regions out of
- * sync and a member is missing: dm-raid456.c).  How many words option
- * @word takes, or 0 if it is none.
+ * sync and a member is missing: dm-raid456.c), "ppl ..." and "shrink"
+ * (a reload may make the running array shorter: dm-raid456.c,
+ * check_resize).  How many words option @word takes, or 0 if it is none.
  */
 static unsigned int option_words(const char *word)
 {
@@ -203,6 +204,8 @@ static unsigned int option_words(const char *word)
 		return 1;
 	if (!strcmp(word, "ppl"))
 		return 4;
+	if (!strcmp(word, "shrink"))
+		return 1;
 	return 0;
 }
 
@@ -253,6 +256,12 @@ static int parse_options(struct r45_table *t, struct dm_arg_set *as,
 			if (t->start_dirty_degraded)
 				goto twice;
 			t->start_dirty_degraded = true;
+			continue;
+		}
+		if (!strcmp(word, "shrink")) {
+			if (t->shrink)
+				goto twice;
+			t->shrink = true;
 			continue;
 		}
 		if (!strcmp(word, "ppl")) {

@@ -417,7 +417,88 @@ static int get_devices(struct raid45 *rs, char **error)
 	return 0;
 }
 
-static struct raid45 *find_predecessor(struct raid45 *rs);
+/*
+ * The same array in another size: type, members, chunk and parity
+ * placement equal; only the length of each member's data may differ (a
+ * reload that grows or shrinks the array, issue 33).
+ */
+static bool same_shape(const struct r45_geom *a, const struct r45_geom *b)
+{
+	return a->type == b->type && a->raid_disks == b->raid_disks &&
+	       a->parity_disks == b->parity_disks &&
+	       a->data_disks == b->data_disks &&
+	       a->chunk_sectors == b->chunk_sectors &&
+	       a->chunk_shift == b->chunk_shift &&
+	       a->raid4_parity == b->raid4_parity;
+}
+
+/*
+ * The target that this one replaces in a table reload: resumed before,
+ * still alive (suspended) in the same mapped device, same place, same
+ * geometry but perhaps another length.  raid45_list_lock held.
+ */
+static struct raid45 *find_predecessor(struct raid45 *rs)
+{
+	struct mapped_device *md = dm_table_get_md(rs->ti->table);
+	struct raid45 *o;
+
+	list_for_each_entry(o, &raid45_list, list)
+		if (o != rs && o->resumed &&
+		    dm_table_get_md(o->ti->table) == md &&
+		    o->ti->begin == rs->ti->begin &&
+		    same_shape(&o->t.geom, &rs->t.geom))
+			return o;
+	return NULL;
+}
+
+/*
+ * A reload to another length (issue 33).  Growing takes the array over
+ * (take_over): what was in sync stays so, the new space is resynced, or
+ * trusted when the log says nosync (lvextend --nosync, mdadm
+ * --assume-clean).  Shrinking loses the data past the new end, so it
+ * needs the table's "shrink" word.  Checked at the constructor: a
+ * refused table changes nothing.
+ */
+static int check_resize(struct raid45 *rs, char **error)
+{
+	sector_t len = rs->ti->len;
+	unsigned int failed = 0;
+	struct raid45 *old;
+	sector_t old_len;
+	int rm = -1;
+
+	mutex_lock(&raid45_list_lock);
+	old = find_predecessor(rs);
+	old_len = old ? old->ti->len : len;
+	if (old) {
+		rm = READ_ONCE(old->array->recover_member);
+		failed = r45_array_nr_failed(old->array);
+	}
+	mutex_unlock(&raid45_list_lock);
+	/*
+	 * md's rule (a resize waits for recovery): the new space of a
+	 * degraded array could never be resynced, and a rebuild writes only
+	 * its member, so RAID6's other parity there would stay wrong.
+	 */
+	if (len > old_len && (rm >= 0 || failed)) {
+		ctr_why(rs->ti, "cannot grow while %s: grow the whole array after the rebuild",
+			rm >= 0 ? "a member is being rebuilt" : "a member is failed");
+		*error = "Cannot grow a degraded or rebuilding array";
+		return -EINVAL;
+	}
+	if (len >= old_len)
+		return 0;
+	if (!rs->t.shrink) {
+		ctr_why(rs->ti, "the table is %llu sectors shorter than the running array (%llu): the data past sector %llu would be gone; add shrink before <#raid_devs> to load it anyway",
+			(unsigned long long)(old_len - len),
+			(unsigned long long)old_len, (unsigned long long)len);
+		*error = "Shorter than the running array (add shrink to cut its end off)";
+		return -EINVAL;
+	}
+	DMWARN("shrink: the array is cut from %llu to %llu sectors: the data past the new end is gone",
+	       (unsigned long long)old_len, (unsigned long long)len);
+	return 0;
+}
 
 /*
  * Every raid45 target of another table of this device that ran before
@@ -581,6 +662,9 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			ctr_why(ti, "%s", why);
 		goto bad;
 	}
+	r = check_resize(rs, &ti->error);
+	if (r)
+		goto bad;
 	r = get_devices(rs, &ti->error);
 	if (r)
 		goto bad;
@@ -1509,25 +1593,6 @@ static void raid45_postsuspend(struct dm_target *ti)
 }
 
 /*
- * The target that this one replaces in a table reload: resumed before,
- * still alive (suspended) in the same mapped device, same place, same
- * geometry.  raid45_list_lock held.
- */
-static struct raid45 *find_predecessor(struct raid45 *rs)
-{
-	struct mapped_device *md = dm_table_get_md(rs->ti->table);
-	struct raid45 *o;
-
-	list_for_each_entry(o, &raid45_list, list)
-		if (o != rs && o->resumed &&
-		    dm_table_get_md(o->ti->table) == md &&
-		    o->ti->begin == rs->ti->begin && o->ti->len == rs->ti->len &&
-		    !memcmp(&o->t.geom, &rs->t.geom, sizeof(rs->t.geom)))
-			return o;
-	return NULL;
-}
-
-/*
  * A reload keeps what the array knew: a member that failed stays failed
  * (unless it is the one the new table rebuilds), and when the table
  * names the same members and the same rebuild, resync or rebuild goes on
@@ -1548,8 +1613,17 @@ static void take_over(struct raid45 *rs, struct raid45 *old)
 		    r45_array_member_failed(old->array, i))
 			r45_array_fail_member(rs->array, i);
 	}
-	/* the region trust owner carries every region's state over */
-	r45_trust_takeover(rs->array, old->array, same, rebuild);
+	/*
+	 * The region trust owner carries every region's state over; space
+	 * a larger table adds is out of sync unless the log says nosync.
+	 */
+	if (rs->ti->len != old->ti->len)
+		DMINFO("reload: the array %s from %llu to %llu sectors",
+		       rs->ti->len > old->ti->len ? "grows" : "shrinks",
+		       (unsigned long long)old->ti->len,
+		       (unsigned long long)rs->ti->len);
+	r45_trust_takeover(rs->array, old->array, same, rebuild,
+			   rs->log_sync == R45_NOSYNC);
 	if (same)
 		DMINFO("reload: resync/rebuild state taken over from the previous table");
 	else if (rebuild >= 0)
@@ -1582,16 +1656,6 @@ static void first_resume(struct raid45 *rs)
 	rs->resumed = true;
 	mark_replaced(rs);
 	mutex_unlock(&raid45_list_lock);
-	if (old && old->suspend_killed) {
-		/*
-		 * Its suspend was killed: its sync driver and log writes may
-		 * still run.  The member answers again (user space resumes):
-		 * stop them before anything is taken over or written.
-		 */
-		r45_array_suspend(old->array);
-		r45_ppl_quiesce(old->array);
-		old->suspend_killed = false;
-	}
 	/* failures first: the log's replay must not read failed members */
 	if (old)
 		take_over(rs, old);
@@ -1633,10 +1697,47 @@ static void first_resume(struct raid45 *rs)
 		r45_ppl_replay(a);
 }
 
+/*
+ * A table's first resume, before its log reads the log device.  A
+ * predecessor whose suspend was killed may still run its sync driver and
+ * write its log: the member answers again (user space resumes), so both
+ * stop before anything is read, taken over or written.  A growth (issue
+ * 33) puts the old regions dirty on the log device first: dm-log keeps
+ * the bits of the old regions, so a crash before the take-over has
+ * written the new state would otherwise take the space added inside the
+ * old last region (or regions of another size) for in sync.
+ */
+static void before_log_resume(struct raid45 *rs)
+{
+	struct raid45 *old;
+
+	mutex_lock(&raid45_list_lock);
+	old = find_predecessor(rs);
+	mutex_unlock(&raid45_list_lock);
+	if (!old)
+		return;
+	if (old->suspend_killed) {
+		r45_array_suspend(old->array);
+		r45_ppl_quiesce(old->array);
+		old->suspend_killed = false;
+	}
+	if (rs->ti->len > old->ti->len && rs->log_sync != R45_NOSYNC)
+		r45_trust_before_grow(old->array);
+}
+
 static void raid45_resume(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
+	/*
+	 * The device is suspended, a file system on it may be in reclaim:
+	 * what the log's resume, its replay and the take-over allocate must
+	 * not wait for I/O to it.
+	 */
+	unsigned int noio = memalloc_noio_save();
+	bool first = !rs->resumed;
 
+	if (first)
+		before_log_resume(rs);
 	/*
 	 * After a killed suspend the array never stopped and its log was
 	 * not suspended: resuming the log would read its bits back from the
@@ -1645,17 +1746,9 @@ static void raid45_resume(struct dm_target *ti)
 	if (rs->log->type->resume && !rs->suspend_killed)
 		rs->log->type->resume(rs->log);
 	rs->suspend_killed = false;
-	if (!rs->resumed) {
-		/*
-		 * The device is suspended, a file system on it may be in
-		 * reclaim: what the log replay and the take-over allocate
-		 * must not wait for I/O to it.
-		 */
-		unsigned int noio = memalloc_noio_save();
-
+	if (first)
 		first_resume(rs);
-		memalloc_noio_restore(noio);
-	}
+	memalloc_noio_restore(noio);
 	set_suspending(rs, false);
 	r45_array_resume(rs->array);
 }

@@ -41,6 +41,7 @@ struct r45_table {
 	s64 ppl_offset;			/* sectors from each member's data */
 	u64 ppl_size;			/* sectors */
 	u32 ppl_signature;
+	bool shrink;			/* a reload may shorten the array */
 
 	/* <#raid_devs> <dev_to_init> <dev_path> <offset>... */
 	unsigned int nr_devs;

@@ -315,6 +315,43 @@ static void old_regions(struct r45_array *a, struct r45_array *old,
 }
 
 /*
+ * A growth is about to be taken over (issue 33): every region of the
+ * predecessor @old dirty on the log device (its clean bits only: the
+ * in-memory sync bits that r45_trust_takeover reads stay as they are).
+ * The new log's resume reads them back, and r45_trust_takeover then
+ * calls clean again what was in sync.  A crash in between finds them
+ * dirty (TORN, resynced): never the added space, which dm-log gives the
+ * old last region's bit, or another region size's bits, taken for in
+ * sync.  The device is suspended, @old replaced: nothing writes.
+ */
+void r45_trust_before_grow(struct r45_array *old)
+{
+	struct dm_dirty_log *log = old->log;
+	region_t r;
+
+	mutex_lock(&old->rh_mutex);
+	for (r = 0; r < old->nr_regions; r++)
+		log->type->mark_region(log, r);
+	flush_or_say(old, "a crash before the growth is taken over may take added space for in sync");
+	mutex_unlock(&old->rh_mutex);
+}
+
+/* TORN and DEGRADED of the old regions new region @r overlaps, or-ed. */
+static void same_space_bits(struct r45_array *a, struct r45_array *old,
+			    region_t r)
+{
+	region_t o, ofirst, olast;
+
+	old_regions(a, old, r, &ofirst, &olast);
+	for (o = ofirst; o <= olast; o++) {
+		if (test_bit(o, old->untrusted))
+			set_bit(r, a->untrusted);
+		if (test_bit(o, old->written_degraded))
+			set_bit(r, a->written_degraded);
+	}
+}
+
+/*
  * A reload: the predecessor's states carried over, region by region
  * (issue 31, finding 2: also when the region size or count changed,
  * where a new region takes the worst of the old regions it overlaps).
@@ -330,14 +367,22 @@ static void old_regions(struct r45_array *a, struct r45_array *old,
  *     @same but keeps it in its place (-1: none).
  *   - readd_ok: kept for a member still failed at the same device, the
  *     record of its writes being carried over.
+ *   - A larger array (issue 33): a region that reaches past the old end
+ *     holds space no parity was ever computed for.  It is out of sync,
+ *     in memory and on the log device, whatever the log's bits for it
+ *     (dm-log keeps the old last region's bit when the count grows),
+ *     unless @trust_new (the new table's log says nosync: the caller
+ *     vouches, as lvextend --nosync does).  Like a first sync, it is
+ *     DIRTY, not TORN: only blocks written since hold data, and a write
+ *     there reconstructs its row's parity (r45_trust_row_in_sync).
  */
 void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
-			int rebuild)
+			int rebuild, bool trust_new)
 {
 	struct dm_dirty_log *log = a->log, *olog = old->log;
 	bool geometry = a->region_size != old->region_size ||
 			a->nr_regions != old->nr_regions;
-	region_t r, o, ofirst, olast, kept = 0;
+	region_t r, o, ofirst, olast, kept = 0, grown = 0;
 	unsigned int i;
 
 	if (geometry)
@@ -346,24 +391,27 @@ void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
 		       (unsigned long long)a->region_size);
 	mutex_lock(&a->rh_mutex);
 	for (r = 0; r < a->nr_regions; r++) {
+		bool added = a->array_sectors > old->array_sectors &&
+			     (u64)(r + 1) * a->region_size > old->array_sectors;
 		bool dirty = false;
 
+		same_space_bits(a, old, r);
+		grown += added;
+		if (added && !trust_new) {
+			put_out_of_sync(a, r, r);
+			continue;
+		}
 		old_regions(a, old, r, &ofirst, &olast);
-		for (o = ofirst; o <= olast; o++) {
-			if (test_bit(o, old->untrusted))
-				set_bit(r, a->untrusted);
-			if (test_bit(o, old->written_degraded))
-				set_bit(r, a->written_degraded);
+		for (o = ofirst; o <= olast; o++)
 			if (olog->type->in_sync(olog, o, 1) != 1)
 				dirty = true;
-		}
 		if (dirty) {
 			if (log->type->in_sync(log, r, 1) == 1) {
 				log->type->mark_region(log, r);
 				log->type->set_region_sync(log, r, 0);
 				kept++;
 			}
-		} else if (same && log->type->in_sync(log, r, 1) != 1) {
+		} else if (same && !added && log->type->in_sync(log, r, 1) != 1) {
 			/*
 			 * Clean on the log device as well: no write is in
 			 * flight (both are suspended), and a later resume
@@ -375,6 +423,11 @@ void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
 	}
 	flush_or_say(a, "the regions taken over may be resynced again, or taken for clean, after a crash");
 	mutex_unlock(&a->rh_mutex);
+	if (a->array_sectors > old->array_sectors)
+		DMINFO("reload: %llu sectors added: %llu regions %s",
+		       (unsigned long long)(a->array_sectors - old->array_sectors),
+		       (unsigned long long)grown,
+		       trust_new ? "taken for in sync (nosync)" : "to resync");
 	/* the new log's word (a "nosync", another log) does not undo them */
 	if (kept)
 		DMINFO("reload: %llu regions the previous table had out of sync stay out of sync",

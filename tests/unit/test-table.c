@@ -152,6 +152,12 @@ static void test_valid(void)
 		     3 * 64, &t, &err) && t.ppl && t.ppl_offset == 128 &&
 	      t.ppl_signature == 7 && t.geom.raid4_parity == 3,
 	      "ppl on dmraid's raid4: %s", err);
+	/* [ext] shrink: a reload may make the array shorter */
+	CHECK(!parse("core 2 64 nosync raid5_ls 1 64 shrink locking none 4 -1 " D4,
+		     3 * 64, &t, &err) && t.shrink && !t.start_dirty_degraded,
+	      "shrink: %s", err);
+	CHECK(!parse("core 2 64 nosync raid5_ls 1 64 4 -1 " D4, 3 * 64, &t, &err) &&
+	      !t.shrink, "no shrink: %s", err);
 	/* dmraid's raid4 spelling with an option and a missing member */
 	CHECK(!parse("core 2 64 nosync raid4 1 64 start_dirty_degraded 4 -1 /dev/a 0 /dev/b 0 - - /dev/d 0",
 		     3 * 64, &t, &err) && t.geom.raid4_parity == 3 && t.missing == 4,
@@ -219,6 +225,7 @@ static void test_invalid(void)
 		{ "core 2 1024 nosync raid5_ls 1 64 locking", 192, "Invalid locking type" },
 		{ "core 2 1024 nosync raid5_ls 1 64 locking none locking none 4 -1 " D4, 192, "Option given twice" },
 		{ "core 2 1024 nosync raid5_ls 1 64 start_dirty_degraded start_dirty_degraded 4 -1 " D4, 192, "Option given twice" },
+		{ "core 2 1024 nosync raid5_ls 1 64 shrink shrink 4 -1 " D4, 192, "Option given twice" },
 		{ "core 2 1024 nosync raid5_ls 1 64 4 -1 - - - - /dev/c 0 /dev/d 0", 192, "More members missing than the RAID type has parity" },
 		{ "core 2 1024 nosync raid6_zr 1 64 5 -1 - - - - - - /dev/d 0 /dev/e 0", 128, "More members missing than the RAID type has parity" },
 		{ "core 2 1024 nosync raid5_ls 1 64 4 0 - - /dev/b 0 /dev/c 0 /dev/d 0", 192, "The device to initialize is missing" },

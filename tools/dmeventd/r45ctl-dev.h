@@ -90,6 +90,7 @@ int cmd_fail_record(int argc, char **argv);
 int cmd_readd(int argc, char **argv);
 int cmd_rebuilt(int argc, char **argv);
 int cmd_replace(int argc, char **argv);
+int cmd_grow(int argc, char **argv);
 bool unrecorded_failure(const struct r45desc *d, const struct r45_status *st, int except);
 
 #define TABLE_MAX R45DESC_TABLE_MAX

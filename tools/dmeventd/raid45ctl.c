@@ -78,6 +78,7 @@ void usage(FILE *f)
 		"       %s readd <name> <idx>\n"
 		"       %s replace <name> <idx> <device> [--offset SECTORS] [--force]\n"
 		"       %s rebuilt <name> <idx>\n"
+		"       %s grow <name> [--nosync]\n"
 		"       %s incremental [--export] <devnode> [<link>...]\n"
 		"       %s boot <instance> [--last-resort]\n"
 		"\n"
@@ -118,8 +119,11 @@ void usage(FILE *f)
 		"replace    puts <device> in member <idx>'s place (a failed or missing\n"
 		"           member), recorded rebuilding; reloads the active array.\n"
 		"rebuilt    records a rebuilding member current once the kernel has\n"
-		"           finished its rebuild (the monitor does it when it runs).\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
+		"           finished its rebuild (the monitor does it when it runs).\n"
+		"grow       the members grew: the size they give now is recorded and the\n"
+		"           active array reloaded with it; the new space resyncs, or is\n"
+		"           taken for in sync with --nosync (zeroed space only).\n",
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
 		R45DESC_DIR_DEFAULT, R45DESC_DIR_ENV);
 	boot_usage(f, prog);
 	fprintf(f, "\n"
@@ -469,6 +473,13 @@ static int create_locked(const struct r45desc *dp, const char *path, const char 
 	int r;
 
 	d = *dp;
+	/*
+	 * --nosync vouches for the members as they are now: this first
+	 * table only (params has it).  Recorded, it would take every later
+	 * activation for clean, after a crash too (a core log resyncs
+	 * nothing, a disk log's bits are ignored): the write hole.
+	 */
+	d.nosync = false;
 	/* the description first: the device never runs undescribed */
 	if (!mkdir(r45desc_dir(), 0755)) {
 		/* the new directory durable in its parent */
@@ -585,6 +596,9 @@ static int activate_locked(const char *name, struct r45desc *d, struct r45desc *
 		return 1;
 	}
 	*before = *d;
+	if (d->nosync)
+		fprintf(stderr, "%s: warning: %s says \"nosync\": every activation takes the array for in sync, after a crash too (write \"sync\" in its log line)\n",
+			prog, path);
 	for (i = 0; i < d->nr_members; i++) {
 		struct stat sb;
 
@@ -842,7 +856,8 @@ int main(int argc, char **argv)
 		{ "deactivate", cmd_deactivate }, { "status", cmd_status },
 		{ "table", cmd_table }, { "fail-record", cmd_fail_record },
 		{ "readd", cmd_readd }, { "replace", cmd_replace },
-		{ "rebuilt", cmd_rebuilt }, { "incremental", cmd_incremental },
+		{ "rebuilt", cmd_rebuilt }, { "grow", cmd_grow },
+		{ "incremental", cmd_incremental },
 		{ "boot", cmd_boot },
 	};
 	unsigned int i;
