@@ -185,13 +185,15 @@ struct r45_array {
 	 * untrusted: regions whose parity a crash may have torn (issue 26);
 	 * rebuild_forced: the table forced a rebuild through torn regions
 	 * (start_dirty_degraded); log_foreign: the disk log was written for
-	 * another region count.
+	 * another region count; log_fresh: a fresh activation read the disk
+	 * log (its last region is resynced: r45_trust_first_resume).
 	 */
 	unsigned long *written_degraded;
 	unsigned long readd_ok;
 	unsigned long *untrusted;
 	bool rebuild_forced;
 	bool log_foreign;
+	bool log_fresh;
 	atomic64_t unsafe_reads;
 	struct workqueue_struct *log_wq; /* write_work, rh_work: not the
 					  * lanes' queue (see sync.c) */

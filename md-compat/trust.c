@@ -54,6 +54,11 @@
  *     whole, region by region, also to another region size or count
  *     (r45_trust_takeover): a new region takes the worst state of the
  *     old regions it overlaps
+ *   reload to a larger length    space added -> DIRTY (out of sync)
+ *     (issue 33), unless the log says nosync; the old regions dirty on
+ *     the log device first (r45_trust_before_grow)
+ *   fresh activation, disk log   last region -> DIRTY (a growth inside
+ *     it may have been recorded and not taken over: r45_trust_first_resume)
  */
 #include <linux/device-mapper.h>
 #include <linux/dm-region-hash.h>
@@ -242,6 +247,7 @@ long r45_trust_activate(struct r45_array *a, struct block_device *log_bdev,
 
 	if (r < 0)
 		return r;
+	a->log_fresh = true;
 	if (r == R45_DISK_LOG_FOREIGN || r == R45_DISK_LOG_FOREIGN_CLEAN)
 		a->log_foreign = true;
 	/*
@@ -271,15 +277,33 @@ void r45_trust_force_rebuild(struct r45_array *a)
  * read its bits: a log whose bits do not map onto these regions puts
  * every region out of sync, so that its stale clean bits call nothing in
  * sync (issue 31, finding 2).
+ *
+ * A fresh activation's disk log of the same count puts its last region
+ * out of sync (issue 33): dm-log keeps a count, not a length, so a table
+ * that grew the array inside its old last region finds the bit of the
+ * shorter array there.  That happens when the new length was recorded
+ * (LVM commits its metadata before the reload) and a crash came before
+ * the reload took the growth over; a write there would then update
+ * garbage parity (read-modify-write), and a member lost later would be
+ * rebuilt wrong.  One region resynced per activation.  Not on a degraded
+ * one: its resync cannot run, and a degraded write computes its row's
+ * parity from every data block (the missing one's never held data).
  */
 void r45_trust_first_resume(struct r45_array *a)
 {
-	if (!a->log_foreign)
+	if (a->log_fresh && (r45_array_nr_failed(a) || a->read_only))
+		a->log_fresh = false;
+	if (!a->log_foreign && !a->log_fresh)
 		return;
-	DMERR("the dirty log was written for another region count: every region out of sync");
 	mutex_lock(&a->rh_mutex);
-	put_out_of_sync(a, 0, a->nr_regions - 1);
-	flush_or_say(a, "a crash may take regions of another geometry for clean");
+	if (a->log_foreign) {
+		DMERR("the dirty log was written for another region count: every region out of sync");
+		put_out_of_sync(a, 0, a->nr_regions - 1);
+		flush_or_say(a, "a crash may take regions of another geometry for clean");
+	} else {
+		put_out_of_sync(a, a->nr_regions - 1, a->nr_regions - 1);
+		flush_or_say(a, "a crash may take the last region for clean");
+	}
 	mutex_unlock(&a->rh_mutex);
 }
 
