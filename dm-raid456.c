@@ -480,6 +480,10 @@ static int check_resize(struct raid45 *rs, char **error)
 	 * degraded array could never be resynced, and a rebuild writes only
 	 * its member, so RAID6's other parity there would stay wrong.
 	 */
+	if (len > old_len && rs->t.dev_to_init >= 0)
+		rm = rs->t.dev_to_init;
+	if (len > old_len && rs->t.missing)
+		failed++;
 	if (len > old_len && (rm >= 0 || failed)) {
 		ctr_why(rs->ti, "cannot grow while %s: grow the whole array after the rebuild",
 			rm >= 0 ? "a member is being rebuilt" : "a member is failed");
@@ -1721,8 +1725,11 @@ static void before_log_resume(struct raid45 *rs)
 		r45_ppl_quiesce(old->array);
 		old->suspend_killed = false;
 	}
-	if (rs->ti->len > old->ti->len && rs->log_sync != R45_NOSYNC)
-		r45_trust_before_grow(old->array);
+	/* the same log device, written by both tables */
+	if (rs->ti->len > old->ti->len && rs->log_sync != R45_NOSYNC &&
+	    !rs->read_only && rs->log_dev && old->log_dev &&
+	    rs->log_dev->bdev == old->log_dev->bdev)
+		r45_trust_before_grow(old->array, rs->t.region_size);
 }
 
 static void raid45_resume(struct dm_target *ti)

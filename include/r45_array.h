@@ -320,7 +320,7 @@ void r45_trust_rebuild_done(struct r45_array *a);
 void r45_trust_force_rebuild(struct r45_array *a);
 void r45_trust_first_resume(struct r45_array *a);
 void r45_trust_rebuild_all(struct r45_array *a);
-void r45_trust_before_grow(struct r45_array *old);
+void r45_trust_before_grow(struct r45_array *old, sector_t region_size);
 void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
 			int rebuild, bool trust_new);
 int r45_trust_readd(struct r45_array *a, unsigned int idx, region_t *regions,

@@ -339,22 +339,24 @@ static void old_regions(struct r45_array *a, struct r45_array *old,
 }
 
 /*
- * A growth is about to be taken over (issue 33): every region of the
- * predecessor @old dirty on the log device (its clean bits only: the
- * in-memory sync bits that r45_trust_takeover reads stay as they are).
- * The new log's resume reads them back, and r45_trust_takeover then
- * calls clean again what was in sync.  A crash in between finds them
- * dirty (TORN, resynced): never the added space, which dm-log gives the
- * old last region's bit, or another region size's bits, taken for in
- * sync.  The device is suspended, @old replaced: nothing writes.
+ * A growth is about to be taken over (issue 33), the new log on the same
+ * device: the predecessor @old's last region dirty there, or every one
+ * of its regions when the new log's @region_size differs (its clean bits
+ * only: the in-memory sync bits that r45_trust_takeover reads stay as
+ * they are).  The new log's resume reads them back, and
+ * r45_trust_takeover then calls clean again what was in sync.  A crash
+ * in between finds them dirty (TORN, resynced): never the added space,
+ * which dm-log gives the old last region's bit (or bits of another
+ * region size), taken for in sync.  The device is suspended, @old
+ * replaced: nothing writes.
  */
-void r45_trust_before_grow(struct r45_array *old)
+void r45_trust_before_grow(struct r45_array *old, sector_t region_size)
 {
 	struct dm_dirty_log *log = old->log;
-	region_t r;
+	region_t r = region_size == old->region_size ? old->nr_regions - 1 : 0;
 
 	mutex_lock(&old->rh_mutex);
-	for (r = 0; r < old->nr_regions; r++)
+	for (; r < old->nr_regions; r++)
 		log->type->mark_region(log, r);
 	flush_or_say(old, "a crash before the growth is taken over may take added space for in sync");
 	mutex_unlock(&old->rh_mutex);
@@ -407,6 +409,12 @@ void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
 	bool geometry = a->region_size != old->region_size ||
 			a->nr_regions != old->nr_regions;
 	region_t r, o, ofirst, olast, kept = 0, grown = 0;
+	/*
+	 * check_resize refused a growth of a degraded or rebuilding array;
+	 * a member that failed between the load and this resume makes one:
+	 * no block of the added space is computed from its parity then.
+	 */
+	bool whole = !r45_array_nr_failed(a) && READ_ONCE(old->recover_member) < 0;
 	unsigned int i;
 
 	if (geometry)
@@ -421,6 +429,8 @@ void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
 
 		same_space_bits(a, old, r);
 		grown += added;
+		if (added && !whole)
+			set_bit(r, a->untrusted);
 		if (added && !trust_new) {
 			put_out_of_sync(a, r, r);
 			continue;
@@ -447,6 +457,8 @@ void r45_trust_takeover(struct r45_array *a, struct r45_array *old, bool same,
 	}
 	flush_or_say(a, "the regions taken over may be resynced again, or taken for clean, after a crash");
 	mutex_unlock(&a->rh_mutex);
+	if (a->array_sectors > old->array_sectors && !whole)
+		DMERR("reload: grown while a member is failed or rebuilt: the added space is untrusted (I/O errors where its parity is needed) until a resync");
 	if (a->array_sectors > old->array_sectors)
 		DMINFO("reload: %llu sectors added: %llu regions %s",
 		       (unsigned long long)(a->array_sectors - old->array_sectors),

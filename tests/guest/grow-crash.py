@@ -8,8 +8,9 @@ LOG is the dm-log-writes log of the array's disk log device, with marks
 its resume).  dm-log-writes logs a write once it is durable, in that
 order, so the log device's contents after each logged write from
 "start" on are the states a crash during the growth can leave.  At
-the first one with the new region count (dm-log's resume writes it,
-with the old regions' bits), an activation with the new table
+the first two with the new region count (dm-log's resume writes the
+first, with the old regions' bits; the take-over's flush the second,
+before the array takes any I/O), an activation with the new table
 (NEW_LEN) must not find a region that reaches past the old end
 (OLD_LEN) clean.  Later states may call them clean: the resync has
 been there.  A header with the old count is of another geometry for
@@ -52,18 +53,21 @@ def main():
                     "clean" if old_n - 1 in clean else "dirty"))
     if old_n == new_n:
         sys.exit("the same region count: nothing for this check")
+    seen = 0
     for i, e in enumerate(lg.between("start", "end")):
         logwrites.overlay(image, e, lg.data(e))
         if header_count(image) != new_n:
             continue
+        seen += 1
         bad = [r for r in added if r in logwrites.clean_regions(image, new_n)]
         if bad:
-            sys.exit("write %d after start, the first with %d regions: added regions clean: %s"
-                     % (i + 1, new_n, bad[:8]))
-        print("write %d after start, the first with %d regions: the %d added regions dirty"
-              % (i + 1, new_n, len(added)))
-        return
-    sys.exit("no state with %d regions" % new_n)
+            sys.exit("write %d after start, state %d with %d regions: added regions clean: %s"
+                     % (i + 1, seen, new_n, bad[:8]))
+        print("write %d after start, state %d with %d regions: the %d added regions dirty"
+              % (i + 1, seen, new_n, len(added)))
+        if seen == 2:
+            return
+    sys.exit("%d states with %d regions, not 2" % (seen, new_n))
 
 
 if __name__ == "__main__":

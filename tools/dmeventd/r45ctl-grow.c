@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/fs.h>
+#include <libdevmapper.h>
 #include "r45ctl-dev.h"
 
 #define TABLE_MAX R45DESC_TABLE_MAX
@@ -113,7 +114,7 @@ static int reload_and_record(const char *path, const struct r45desc *seen, uint6
 	static struct r45desc d;
 	char params[TABLE_MAX], err[512], dev[PATH_MAX];
 	uint64_t now;
-	int lock = dm_lock_table(path, seen->name), r;
+	int lock = dm_lock_table(path, seen->name), r, reload = 0;
 
 	if (lock < 0)
 		return 1;
@@ -135,22 +136,34 @@ static int reload_and_record(const char *path, const struct r45desc *seen, uint6
 		ctl_error("%s", err);
 	else
 		r = dm_reload(&d, params);
-	/* a resume that failed after the tables were swapped: the new one is live */
+	/*
+	 * A resume that failed after the tables were swapped: the new one
+	 * is live (and recorded), the device left suspended (an error all
+	 * the same).  Else a table left inactive is dropped: it would block
+	 * every later reload (dm_lock_table).
+	 */
 	snprintf(dev, sizeof(dev), "/dev/mapper/%s", d.name);
-	if (r && (dev_sectors(dev, &now) || now != size))
+	if (r && (dev_sectors(dev, &now) || now != size)) {
+		if (dm_simple(DM_DEVICE_CLEAR, d.name, false))
+			ctl_error("%s keeps an inactive table: dmsetup clear %s", d.name, d.name);
 		goto out;
+	}
+	reload = r;
 	d.nosync = seen->nosync;
 	r = r45desc_save(path, &d, err, sizeof(err));
 	if (r)
 		ctl_error("%s: %s is active with %" PRIu64 " sectors, the description still says %" PRIu64 ": raid45ctl grow %s again",
 			  err, d.name, size, seen->size, d.name);
+	else if (reload)
+		printf("%s: %" PRIu64 " sectors, recorded in %s, but left suspended\n", d.name, size,
+		       path);
 	else
 		printf("%s: %" PRIu64 " -> %" PRIu64 " sectors, recorded in %s; %s: 0 %" PRIu64 " raid45 %s\n",
 		       d.name, seen->size, size, path,
 		       nosync ? "the new space taken for in sync" : "the new space resyncs", size, params);
 out:
 	r45desc_unlock(lock);
-	return r ? 1 : 0;
+	return r || reload ? 1 : 0;
 }
 
 static int grow_locked(const char *name, bool nosync)
