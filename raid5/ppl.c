@@ -43,7 +43,6 @@
 #include <linux/blkdev.h>
 #include <linux/crc32c.h>
 #include <linux/device-mapper.h>
-#include <linux/mempool.h>
 #include <linux/raid/md_p.h>
 #include <linux/slab.h>
 #include "r45_array.h"
@@ -82,7 +81,8 @@ struct r45_ppl_log {
 	unsigned int idx;
 	spinlock_t lock;
 	struct list_head ios;		/* the first may be submitted */
-	struct list_head waiting;	/* stripes with no io (no memory) */
+	struct list_head free;		/* two ios per log, preallocated */
+	struct list_head waiting;	/* stripes that found no free io */
 	sector_t start;			/* the area, on the member */
 	sector_t next;			/* where the next header goes */
 	unsigned int entry_space;	/* bytes of partial parity per io */
@@ -98,7 +98,6 @@ struct r45_ppl {
 	atomic64_t seq;			/* generation of the last header */
 	atomic_t ios;			/* ios allocated, not yet finished */
 	wait_queue_head_t idle;		/* woken when an io is finished */
-	mempool_t *io_pool;
 	struct bio_set flush_bs;
 	struct workqueue_struct *wq;
 	struct r45_ppl_log logs[R45_MAX_DISKS];
@@ -118,58 +117,68 @@ static void assert_noio(void)
 	WARN_ON_ONCE(!(current->flags & PF_MEMALLOC_NOIO));
 }
 
-static void *io_alloc(gfp_t gfp, void *data)
+static struct r45_ppl_io *io_alloc(struct r45_ppl_log *log)
 {
-	struct r45_ppl_io *io = kzalloc(sizeof(*io), gfp);
+	struct r45_ppl_io *io = kzalloc(sizeof(*io), GFP_KERNEL);
 
 	if (!io)
 		return NULL;
-	io->header = alloc_page(gfp);
+	io->header = alloc_page(GFP_KERNEL);
 	if (!io->header) {
 		kfree(io);
 		return NULL;
 	}
+	io->log = log;
 	return io;
 }
 
-static void io_free(void *element, void *data)
+static void io_free(struct r45_ppl_io *io)
 {
-	struct r45_ppl_io *io = element;
-
 	__free_page(io->header);
 	kfree(io);
 }
 
-static struct r45_ppl_io *new_io(struct r45_ppl_log *log)
+/*
+ * Each log owns two ios for its life (not a mempool: mempool_alloc asks
+ * the page allocator first, a page cleared on every log write).
+ *
+ * An io made ready for its next use and put on its log's free list, at
+ * setup and when it is finished: outside the log's lock, so that the
+ * header page's clearing never runs with interrupts off in the write
+ * path (r45_ppl_log takes a free io under the lock).
+ */
+static void io_put_free(struct r45_ppl_io *io)
 {
-	struct r45_ppl_io *io = mempool_alloc(log->ppl->io_pool, GFP_NOWAIT);
-	struct ppl_header *h;
-	struct page *header;
+	struct r45_ppl_log *log = io->log;
+	struct ppl_header *h = page_address(io->header);
+	unsigned long flags;
 
-	if (!io)
-		return NULL;
-	atomic_inc(&log->ppl->ios);
-	header = io->header;
-	memset(io, 0, sizeof(*io));
-	io->header = header;
-	io->log = log;
 	INIT_LIST_HEAD(&io->stripes);
-	h = page_address(header);
+	io->entries = 0;
+	io->pp_pages = 0;
+	atomic_set(&io->pending, 0);
+	io->written = 0;
+	io->submitted = false;
 	memset(h, 0, PAGE_SIZE);
 	memset(h->reserved, 0xff, PPL_HDR_RESERVED);
 	h->signature = cpu_to_le32(log->ppl->signature);
-	return io;
+	spin_lock_irqsave(&log->lock, flags);
+	list_add(&io->node, &log->free);
+	spin_unlock_irqrestore(&log->lock, flags);
 }
 
-/* How many ios the log has (log->lock held). */
-static unsigned int log_ios(struct r45_ppl_log *log)
+/* A free io of the log, or NULL (log->lock held). */
+static struct r45_ppl_io *new_io(struct r45_ppl_log *log)
 {
-	struct r45_ppl_io *io;
-	unsigned int n = 0;
+	struct r45_ppl_io *io = list_first_entry_or_null(&log->free,
+							 struct r45_ppl_io,
+							 node);
 
-	list_for_each_entry(io, &log->ios, node)
-		n++;
-	return n;
+	if (io) {
+		list_del(&io->node);
+		atomic_inc(&log->ppl->ios);
+	}
+	return io;
 }
 
 /* Does the io have room for one more stripe (with partial parity)? */
@@ -289,7 +298,7 @@ static void io_finished(struct r45_ppl_io *io)
 	list_del(&io->node);
 	list_splice_init(&log->waiting, &retry);
 	spin_unlock_irqrestore(&log->lock, flags);
-	mempool_free(io, log->ppl->io_pool);
+	io_put_free(io);
 	/* stripes that found no io: handled again, they log themselves */
 	list_for_each_entry_safe(sh, tmp, &retry, ppl_node) {
 		list_del_init(&sh->ppl_node);
@@ -374,10 +383,13 @@ bool r45_ppl_log(struct r45_stripe *sh)
 	struct ppl_header_entry *e;
 	struct r45_ppl_io *io;
 	bool kick = false;
-	u32 crc;
+	u32 crc = ~0;
 
 	if (r45_member_is_failed(sh->a, sh->map.pd))
 		return false;
+	/* the checksum before the lock: nothing slow with interrupts off */
+	if (!sh->ppl_full)
+		ppl_crc(&crc, page_address(sh->pp), PAGE_SIZE);
 	atomic_inc(&sh->count);		/* r45_ppl_wake puts it */
 	set_bit(R45_STRIPE_PPL_WAIT, &sh->state);
 	spin_lock_irq(&log->lock);
@@ -385,15 +397,11 @@ bool r45_ppl_log(struct r45_stripe *sh)
 	     list_last_entry(&log->ios, struct r45_ppl_io, node);
 	if (!io || io->submitted || !io_has_room(io, !sh->ppl_full)) {
 		/*
-		 * At most two ios per log, one on its way and one filling:
-		 * the pool holds that many for every log, so new_io() never
-		 * fails.  A third waits until the first is done.
+		 * At most two ios per log, one on its way and one filling
+		 * (log->free holds the two).  A third waits until the first
+		 * is done.
 		 */
-		io = NULL;
-		if (log_ios(log) < 2) {
-			io = new_io(log);
-			WARN_ON_ONCE(!io);	/* the pool holds two per log */
-		}
+		io = new_io(log);
 		if (!io) {
 			/* logged again when an io of this log finishes */
 			list_add_tail(&sh->ppl_node, &log->waiting);
@@ -408,8 +416,6 @@ bool r45_ppl_log(struct r45_stripe *sh)
 	e->data_size = cpu_to_le32(sh->ppl_blocks * PAGE_SIZE);
 	e->parity_disk = cpu_to_le32(sh->map.pd);
 	if (!sh->ppl_full) {
-		crc = ~0;
-		ppl_crc(&crc, page_address(sh->pp), PAGE_SIZE);
 		e->pp_size = cpu_to_le32(PAGE_SIZE);
 		e->checksum = cpu_to_le32(~crc);
 		io->pp_pages++;
@@ -439,11 +445,22 @@ void r45_ppl_written(struct r45_stripe *sh)
 
 /* ---- setup ---- */
 
+/* The ios of the first @n logs, all free (setup failed, or idle). */
+static void free_ios(struct r45_ppl *ppl, unsigned int n)
+{
+	struct r45_ppl_io *io, *tmp;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		list_for_each_entry_safe(io, tmp, &ppl->logs[i].free, node)
+			io_free(io);
+}
+
 int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 		 u32 signature)
 {
 	struct r45_ppl *ppl;
-	unsigned int i;
+	unsigned int i, j;
 	int r = -ENOMEM;
 
 	/*
@@ -460,14 +477,9 @@ int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 	ppl->size = size;
 	ppl->signature = signature;
 	init_waitqueue_head(&ppl->idle);
-	/* two ios per log at a time, one submitted and one filling */
-	ppl->io_pool = mempool_create(2 * a->geom.raid_disks, io_alloc,
-				      io_free, NULL);
-	if (!ppl->io_pool)
-		goto fail;
 	r = bioset_init(&ppl->flush_bs, a->geom.raid_disks, 0, 0);
 	if (r)
-		goto fail_pool;
+		goto fail;
 	r = -ENOMEM;
 	ppl->wq = alloc_workqueue("raid45_ppl", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				  0);
@@ -481,6 +493,7 @@ int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 		spin_lock_init(&log->lock);
 		INIT_LIST_HEAD(&log->ios);
 		INIT_LIST_HEAD(&log->waiting);
+		INIT_LIST_HEAD(&log->free);
 		INIT_WORK(&log->work, log_work);
 		log->start = a->members[i].offset + offset;
 		log->next = log->start;
@@ -491,13 +504,22 @@ int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 		log->entry_space = min_t(u64, PPL_MAX_PP * PAGE_SIZE,
 					 (size << SECTOR_SHIFT) -
 					 PPL_HEADER_SIZE);
+		/* two ios per log, one on its way and one filling */
+		for (j = 0; j < 2; j++) {
+			struct r45_ppl_io *io = io_alloc(log);
+
+			if (!io)
+				goto fail_ios;
+			io_put_free(io);
+		}
 	}
 	a->ppl = ppl;
 	return 0;
+fail_ios:
+	free_ios(ppl, i + 1);
+	destroy_workqueue(ppl->wq);
 fail_bs:
 	bioset_exit(&ppl->flush_bs);
-fail_pool:
-	mempool_destroy(ppl->io_pool);
 fail:
 	kfree(ppl);
 	return r;
@@ -548,7 +570,7 @@ void r45_ppl_exit(struct r45_array *a)
 	spin_unlock_irq(&ppl->idle.lock);
 	destroy_workqueue(ppl->wq);
 	bioset_exit(&ppl->flush_bs);
-	mempool_destroy(ppl->io_pool);
+	free_ios(ppl, ppl->a->geom.raid_disks);
 	kfree(ppl);
 	a->ppl = NULL;
 }
