@@ -23,8 +23,10 @@
 # CACHES ("default 4096"), WORKLOADS ("seqwrite seqread randwrite
 # randread": a subset narrows the run), LANE_SPILL (raid45's module
 # parameter; default the module's), EXTRAS (1), PPL_GEOMS ("5:4:64
-# 5:6:64": the partial parity log's rows; empty: none) and PPL_WORKLOADS
-# ("seqwrite randwrite").
+# 5:6:64": the partial parity log's rows; empty: none), PPL_WORKLOADS
+# ("seqwrite randwrite") and PPL_DELAYS ("0 2": the PPL rows again with
+# every member behind dm-delay, in ms, where the log write's latency is
+# a disk's and not a memory copy's).
 . "$(dirname "$0")/lib.sh"
 load_module
 modprobe raid456
@@ -100,9 +102,13 @@ mk_striped() {
 	dmsetup create b_striped --table "$t" || return 1
 	echo /dev/mapper/b_striped
 }
+# md first (it may sit on dm-delay devices), then the stacked dm devices
+# from the top: remove_all takes them in no particular order
 rm_all() {
-	dmsetup remove_all --force >/dev/null 2>&1
 	mdadm --stop /dev/md0 >/dev/null 2>&1
+	dmsetup remove_all >/dev/null 2>&1
+	dmsetup remove_all >/dev/null 2>&1
+	dmsetup remove_all --force >/dev/null 2>&1
 	true
 }
 
@@ -212,15 +218,31 @@ mk_mdppl() {
 }
 ppl_workloads=${PPL_WORKLOADS-seqwrite randwrite}
 ppl_types=(raid45 raid45ppl mdppl)
+# mk_delayed <ms>: devs become dm-delay devices over the ramdisks (a
+# latency like a disk's on every member I/O, reads and writes), or the
+# ramdisks themselves for 0
+mk_delayed() {
+	local i sz
+	devs=("${raw[@]}")
+	[ "$1" -gt 0 ] || return 0
+	for i in "${!raw[@]}"; do
+		sz=$(blockdev --getsz "${raw[$i]}")
+		dmsetup create "b_dly$i" --table "0 $sz delay ${raw[$i]} 0 $1" || return 1
+		devs[$i]=/dev/mapper/b_dly$i
+	done
+}
+for delay in ${PPL_DELAYS-0 2}; do
 for geom in ${PPL_GEOMS-5:4:64 5:6:64}; do
 	set_geom "$geom" default
+	raw=("${devs[@]}")
 	declare -A bw=() cpu=()
 	for r in $(seq "$ROUNDS"); do
 		for i in 0 1 2; do
 			t=${ppl_types[(i + r - 1) % 3]}
 			rm_all
 			# every member's data and log area zeroed: md would find old logs
-			for d in "${devs[@]}"; do mdadm --zero-superblock "$d" >/dev/null 2>&1; done
+			for d in "${raw[@]}"; do mdadm --zero-superblock "$d" >/dev/null 2>&1; done
+			mk_delayed "$delay" || die "bench: dm-delay over the members"
 			if ! dev=$(mk_$t); then
 				echo "bench: cannot create $t for PPL $geom" >&2
 				for w in $ppl_workloads; do bw[$t.$w]+=" 0"; cpu[$t.$w]+=" 0"; done
@@ -236,7 +258,9 @@ for geom in ${PPL_GEOMS-5:4:64 5:6:64}; do
 	done
 	rm_all
 	echo
-	echo "== PPL: RAID5, $N members, chunk $CHUNK sectors, default caches ($ROUNDS rounds of ${RUNTIME} s; MiB/s medians)"
+	dly=""
+	[ "$delay" -gt 0 ] && dly=", members behind dm-delay $delay ms"
+	echo "== PPL: RAID5, $N members, chunk $CHUNK sectors, default caches$dly ($ROUNDS rounds of ${RUNTIME} s; MiB/s medians)"
 	printf '%-10s %8s %8s %8s  %-22s %-22s %15s\n' workload raid45 r45+ppl md+ppl \
 		"r45+ppl/md+ppl [spread]" "r45+ppl/r45 [spread]" "CPU s/GiB r45+ppl md+ppl"
 	for w in $ppl_workloads; do
@@ -247,9 +271,10 @@ for geom in ${PPL_GEOMS-5:4:64 5:6:64}; do
 			"$(median "${bw[mdppl.$w]}")" "$rm" "$rl" "$rh" "$cm" "$cl" "$ch" \
 			"$(median "${cpu[raid45ppl.$w]}")" "$(median "${cpu[mdppl.$w]}")"
 		echo "$w ppl per round: r45${bw[raid45.$w]} / r45ppl${bw[raid45ppl.$w]} / mdppl${bw[mdppl.$w]}" \
-			>>"$out/ppl-$N.rounds"
+			>>"$out/ppl-$N-$delay.rounds"
 	done
 	unset bw cpu
+done
 done
 
 [ "$EXTRAS" = 1 ] || exit 0
