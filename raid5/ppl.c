@@ -5,9 +5,9 @@
  * header of include/uapi/linux/raid/md_p.h), so that md reads what we
  * write and we read what md writes.
  *
- * (~1,050 lines in one file: the log write, its ordering against the
- * stripe writes, the suspend that empties it and the replay are one
- * on-disk format, each part's correctness argued against the others.)
+ * This file writes the log; ppl-replay.c replays it at activation and
+ * empties it at suspend, reload and teardown (one on-disk format, each
+ * half's correctness argued against the other's).
  *
  * Every member has a PPL area (the table's "ppl <offset> <size>
  * <signature>": offset relative to where the member's data starts, as
@@ -24,14 +24,12 @@
  * (parity = the xor of all data).
  *
  * One log write (a header and the partial parities of its entries, FUA)
- * at a time per member: the next one waits until every stripe of the
- * current one is on the members, and the members written are flushed
- * first when they have volatile caches, because the next header may
- * overwrite this one (a small area) or make it no longer the newest
- * (a large one holds headers one after the other, md's "multiple PPLs":
- * recovery takes the newest).  Stripes logged meanwhile gather in the
- * next log write.  Only RAID4 and RAID5 (md's PPL is RAID5's): one
- * parity block per stripe.
+ * at a time per member, pipelined: the next goes as soon as the previous
+ * is on the device, and carries again every entry whose stripe may
+ * still be torn (the ordering argument is under "writing" below).  A
+ * large area holds headers one after the other (md's "multiple PPLs":
+ * recovery takes the newest).  Only RAID4 and RAID5 (md's PPL is
+ * RAID5's): one parity block per stripe.
  *
  * Entries here cover one stripe (one 4 KiB block per member) each, and
  * the modified range is contiguous in the array's data order: blocks
@@ -48,280 +46,178 @@
 #include "r45_array.h"
 #include "r45_compat.h"
 #include "stripe.h"
+#include "ppl.h"
 
 #define DM_MSG_PREFIX "raid45"
-/* replay_entry(): nothing to replay (a lone modified member is missing) */
-#define R45_PPL_SKIPPED		INT_MAX
 
-/* md's format: struct ppl_header (a 4 KiB header), partial parity after it */
-#define PPL_SPACE_SIZE		(128 * 1024)	/* per header in a large area */
-
-/* at most this many partial parities (pages) in one log write */
-#define PPL_MAX_PP	(PPL_SPACE_SIZE / PAGE_SIZE)
-
-/* One log write: a header and its entries' partial parities. */
-struct r45_ppl_io {
-	struct r45_ppl_log *log;
-	struct list_head node;		/* log->ios, oldest first */
-	struct list_head stripes;	/* r45_stripe.ppl_node */
-	struct page *header;
-	unsigned int entries;
-	unsigned int pp_pages;
-	atomic_t pending;		/* stripes not yet on the members */
-	atomic_t flushing;
-	unsigned long written;		/* members its stripes wrote */
-	bool submitted;
-	struct bio bio;			/* header + partial parities */
-	struct bio_vec vecs[1 + PPL_MAX_PP];
-};
-
-/* The log of one member: its PPL area. */
-struct r45_ppl_log {
-	struct r45_ppl *ppl;
-	unsigned int idx;
-	spinlock_t lock;
-	struct list_head ios;		/* the first may be submitted */
-	struct list_head free;		/* two ios per log, preallocated */
-	struct list_head waiting;	/* stripes that found no free io */
-	sector_t start;			/* the area, on the member */
-	sector_t next;			/* where the next header goes */
-	unsigned int entry_space;	/* bytes of partial parity per io */
-	bool multi;			/* headers one after the other */
-	struct work_struct work;	/* submits the first io */
-};
-
-struct r45_ppl {
-	struct r45_array *a;
-	s64 offset;			/* the area, from the member's data */
-	sector_t size;
-	u32 signature;
-	atomic64_t seq;			/* generation of the last header */
-	atomic_t ios;			/* ios allocated, not yet finished */
-	wait_queue_head_t idle;		/* woken when an io is finished */
-	struct bio_set flush_bs;
-	struct workqueue_struct *wq;
-	struct r45_ppl_log logs[R45_MAX_DISKS];
-};
-
-/*
- * The entry points below run with the device suspended (first resume,
- * reload, readd, postsuspend, dtr): a file system or swap on the array
- * may be in reclaim, waiting for writeback to it, so nothing they
- * allocate may wait for I/O.  Their callers hold a memalloc_noio scope
- * (issue 31, finding 8); this says so on every run of the suite (its
- * guests panic on a warning), where an allocation would only deadlock
- * under a memory pressure that no test can time.
- */
-static void assert_noio(void)
-{
-	WARN_ON_ONCE(!(current->flags & PF_MEMALLOC_NOIO));
-}
-
-static struct r45_ppl_io *io_alloc(struct r45_ppl_log *log)
-{
-	struct r45_ppl_io *io = kzalloc(sizeof(*io), GFP_KERNEL);
-
-	if (!io)
-		return NULL;
-	io->header = alloc_page(GFP_KERNEL);
-	if (!io->header) {
-		kfree(io);
-		return NULL;
-	}
-	io->log = log;
-	return io;
-}
-
-static void io_free(struct r45_ppl_io *io)
-{
-	__free_page(io->header);
-	kfree(io);
-}
-
-/*
- * Each log owns two ios for its life (not a mempool: mempool_alloc asks
- * the page allocator first, a page cleared on every log write).
+/* ---- writing ----
  *
- * An io made ready for its next use and put on its log's free list, at
- * setup and when it is finished: outside the log's lock, so that the
- * header page's clearing never runs with interrupts off in the write
- * path (r45_ppl_log takes a free io under the lock).
+ * Pipelined: a member's next header goes out as soon as the previous one
+ * is on the device, without waiting for that one's stripes to reach the
+ * members.  The ordering argument (md's recovery replays the newest
+ * valid header of an area and nothing else, and so does ours):
+ *
+ * 1. A stripe's data and parity go out only after a header carrying its
+ *    entry is durable (FUA), and the headers of one member are written
+ *    one at a time, each after the previous completed.
+ * 2. Every header carries every entry whose batch may still be torn: its
+ *    own new ones, and every earlier one not yet "done" (batch on the
+ *    members, and flushed there when a member has a volatile cache).  So
+ *    whichever header is the newest durable one at a crash, it carries
+ *    every stripe that can be torn: an older entry left out was done
+ *    before that header was built.
+ * 3. A header never lands where the newest durable one is: in a large
+ *    area the next goes after the previous; the one that wraps to the
+ *    area's start, and every header of a small area (one slot), waits
+ *    until every earlier entry is done (it may be torn, and recovery
+ *    reads from the start: it would find nothing).  A torn header that
+ *    does not wrap ends the chain: recovery takes the one before, which
+ *    carries everything (2); the torn one's stripes never went out (1).
+ * 4. Replaying an entry whose batch landed whole is harmless: parity is
+ *    made from the partial parity and the modified blocks, both as the
+ *    batch left them, unless a later batch of the same stripe changed
+ *    them.  A later batch is logged in a later header (1), which does
+ *    not carry the earlier entry when that one is done.  With a volatile
+ *    member cache a written entry stays carried until a flush makes it
+ *    done, and a later batch of the same stripe waits for that flush
+ *    (its partial parity holds the earlier batch's blocks, which a crash
+ *    before the flush could lose).
  */
-static void io_put_free(struct r45_ppl_io *io)
+
+static struct r45_ppl_log *log_of(struct r45_ppl *ppl, unsigned int i)
 {
-	struct r45_ppl_log *log = io->log;
-	struct ppl_header *h = page_address(io->header);
+	return ppl->logs[i];
+}
+
+/*
+ * The last touch of the ppl in a completion, under the waitqueue's lock:
+ * r45_ppl_exit waits for the count to reach 0 and then takes that lock,
+ * so it cannot free the logs while this runs.
+ */
+static void ppl_put(struct r45_ppl *ppl, int n)
+{
 	unsigned long flags;
 
-	INIT_LIST_HEAD(&io->stripes);
-	io->entries = 0;
-	io->pp_pages = 0;
-	atomic_set(&io->pending, 0);
-	io->written = 0;
-	io->submitted = false;
-	memset(h, 0, PAGE_SIZE);
-	memset(h->reserved, 0xff, PPL_HDR_RESERVED);
-	h->signature = cpu_to_le32(log->ppl->signature);
-	spin_lock_irqsave(&log->lock, flags);
-	list_add(&io->node, &log->free);
-	spin_unlock_irqrestore(&log->lock, flags);
+	spin_lock_irqsave(&ppl->idle.lock, flags);
+	if (atomic_sub_return(n, &ppl->busy) == 0)
+		wake_up_all_locked(&ppl->idle);
+	spin_unlock_irqrestore(&ppl->idle.lock, flags);
 }
 
-/* A free io of the log, or NULL (log->lock held). */
-static struct r45_ppl_io *new_io(struct r45_ppl_log *log)
+/* A rec that no header will carry any more goes back (log->lock held). */
+static void rec_free(struct r45_ppl_log *log, struct r45_ppl_rec *rec)
 {
-	struct r45_ppl_io *io = list_first_entry_or_null(&log->free,
-							 struct r45_ppl_io,
-							 node);
+	list_del(&rec->node);
+	if (rec->pp)
+		list_add(&rec->pp->lru, &log->spare_pages);
+	rec->pp = NULL;
+	list_add(&rec->node, &log->free_recs);
+}
 
-	if (io) {
-		list_del(&io->node);
-		atomic_inc(&log->ppl->ios);
+/* The rec's batch is durable on the members: no header carries it. */
+static void rec_done(struct r45_ppl_log *log, struct r45_ppl_rec *rec,
+		     int *freed)
+{
+	rec->done = true;
+	rec->flushing = false;
+	log->entries--;
+	if (rec->pp)
+		log->pp_pages--;
+	if (!rec->in_hdr) {
+		rec_free(log, rec);
+		(*freed)++;
 	}
-	return io;
 }
 
-/* Does the io have room for one more stripe (with partial parity)? */
-static bool io_has_room(struct r45_ppl_io *io, bool pp)
+/* Stripes that found no room are handled again: they log themselves. */
+static void retry_waiting(struct list_head *retry)
 {
-	return io->entries < PPL_HDR_MAX_ENTRIES &&
-	       (!pp || (io->pp_pages + 1) * PAGE_SIZE <= io->log->entry_space);
+	struct r45_stripe *sh, *tmp;
+
+	list_for_each_entry_safe(sh, tmp, retry, ppl_node) {
+		list_del_init(&sh->ppl_node);
+		r45_ppl_wake(sh, R45_STRIPE_PPL_RETRY);
+	}
 }
 
-static void ppl_crc(u32 *crc, const void *p, unsigned int len)
+static void header_endio(struct bio *bio)
 {
-	*crc = crc32c(*crc, p, len);
-}
-
-/* ---- writing ---- */
-
-/*
- * The log write is on the device: its stripes' data and parity may go.
- * They leave the io's list (only their count, io->pending, is kept).
- * Any context.
- */
-static void io_endio(struct bio *bio)
-{
-	struct r45_ppl_io *io = bio->bi_private;
-	struct r45_array *a = io->log->ppl->a;
+	struct r45_ppl_log *log = bio->bi_private;
+	struct r45_ppl *ppl = log->ppl;
+	struct r45_array *a = ppl->a;
 	struct r45_stripe *sh, *tmp;
 	unsigned long flags;
+	unsigned int i;
+	int freed = 0;
+	LIST_HEAD(retry);
 	LIST_HEAD(go);
 
-	if (bio->bi_status && !r45_member_is_failed(a, io->log->idx)) {
+	if (bio->bi_status && !r45_member_is_failed(a, log->idx)) {
 		/*
 		 * md fails the member whose log write failed: its stripes'
 		 * writes go on without their parity there.
 		 */
 		DMERR_LIMIT("member %u: partial parity log write failed (error %d)",
-			    io->log->idx, blk_status_to_errno(bio->bi_status));
-		a->ops->member_failed(a, io->log->idx);
+			    log->idx, blk_status_to_errno(bio->bi_status));
+		a->ops->member_failed(a, log->idx);
 	}
 	bio_uninit(bio);
-	spin_lock_irqsave(&io->log->lock, flags);
-	list_splice_init(&io->stripes, &go);
-	spin_unlock_irqrestore(&io->log->lock, flags);
+	spin_lock_irqsave(&log->lock, flags);
+	for (i = 0; i < log->hdr_nr; i++) {
+		struct r45_ppl_rec *rec = log->hdr_recs[i];
+
+		rec->in_hdr = false;
+		if (!rec->go) {
+			rec->go = true;
+			list_add_tail(&rec->sh->ppl_node, &go);
+			rec->sh = NULL;
+		}
+		if (rec->done) {
+			rec_free(log, rec);
+			freed++;
+		}
+	}
+	log->hdr_nr = 0;
+	log->busy = false;
+	if (freed)
+		list_splice_init(&log->waiting, &retry);
+	spin_unlock_irqrestore(&log->lock, flags);
 	list_for_each_entry_safe(sh, tmp, &go, ppl_node) {
 		list_del_init(&sh->ppl_node);
 		r45_ppl_wake(sh, R45_STRIPE_PPL_GO);
 	}
+	retry_waiting(&retry);
+	queue_work(ppl->wq, &log->work);
+	ppl_put(ppl, 1 + freed);
 }
 
-/*
- * Submit the first io of the log if it is not yet submitted.  Process
- * context (the log's work, or a lane).
- */
-static void submit_first(struct r45_ppl_log *log)
+/* One member flush (or the starter's own reference) is over. */
+static void flush_done(struct r45_ppl_log *log)
 {
 	struct r45_ppl *ppl = log->ppl;
-	struct r45_member *m = &ppl->a->members[log->idx];
-	struct r45_ppl_io *io;
-	struct ppl_header *h;
-	struct r45_stripe *sh;
-	sector_t need;
-	u32 crc;
-
-	spin_lock_irq(&log->lock);
-	io = list_first_entry_or_null(&log->ios, struct r45_ppl_io, node);
-	if (!io || io->submitted || !io->entries) {
-		spin_unlock_irq(&log->lock);
-		return;
-	}
-	io->submitted = true;
-	spin_unlock_irq(&log->lock);
-
-	h = page_address(io->header);
-	h->generation = cpu_to_le64(atomic64_inc_return(&ppl->seq));
-	h->entries_count = cpu_to_le32(io->entries);
-	h->checksum = 0;
-	crc = ~0;
-	ppl_crc(&crc, h, PPL_HEADER_SIZE);
-	h->checksum = cpu_to_le32(~crc);
-
-	/* a large area: the next header after this one, or from the start */
-	need = (PPL_HEADER_SIZE + io->pp_pages * PAGE_SIZE) >> SECTOR_SHIFT;
-	if (log->multi && log->next + need > log->start + ppl->size)
-		log->next = log->start;
-	bio_init(&io->bio, m->bdev, io->vecs, ARRAY_SIZE(io->vecs),
-		 REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
-	io->bio.bi_iter.bi_sector = log->next;
-	io->bio.bi_end_io = io_endio;
-	io->bio.bi_private = io;
-	__bio_add_page(&io->bio, io->header, PAGE_SIZE, 0);
-	/* the partial parities in the order of the entries */
-	list_for_each_entry(sh, &io->stripes, ppl_node)
-		if (!sh->ppl_full)
-			__bio_add_page(&io->bio, sh->pp, PAGE_SIZE, 0);
-	if (log->multi)
-		log->next += need;
-	if (r45_member_is_failed(ppl->a, log->idx))
-		bio_io_error(&io->bio);	/* its stripes go on */
-	else
-		submit_bio(&io->bio);
-}
-
-static void log_work(struct work_struct *work)
-{
-	submit_first(container_of(work, struct r45_ppl_log, work));
-}
-
-/* The io is done: every stripe on the members, flushed where needed. */
-static void io_finished(struct r45_ppl_io *io)
-{
-	struct r45_ppl_log *log = io->log;
-	struct r45_ppl *ppl = log->ppl;
-	struct r45_stripe *sh, *tmp;
+	struct r45_ppl_rec *rec, *tmp;
 	unsigned long flags;
+	int freed = 0;
 	LIST_HEAD(retry);
 
+	if (!atomic_dec_and_test(&log->flushes))
+		return;
 	spin_lock_irqsave(&log->lock, flags);
-	list_del(&io->node);
+	list_for_each_entry_safe(rec, tmp, &log->carried, node)
+		if (rec->flushing)
+			rec_done(log, rec, &freed);
+	log->busy = false;
 	list_splice_init(&log->waiting, &retry);
 	spin_unlock_irqrestore(&log->lock, flags);
-	io_put_free(io);
-	/* stripes that found no io: handled again, they log themselves */
-	list_for_each_entry_safe(sh, tmp, &retry, ppl_node) {
-		list_del_init(&sh->ppl_node);
-		r45_ppl_wake(sh, R45_STRIPE_PPL_RETRY);
-	}
+	retry_waiting(&retry);
 	queue_work(ppl->wq, &log->work);
-	/*
-	 * The last touch of the log, under the waitqueue's lock: r45_ppl_exit
-	 * waits for the count to reach 0 and then takes that lock, so it
-	 * cannot free the log while this runs (the list going empty above is
-	 * no such point: the pool and the workqueue are still used after).
-	 * Destroying the workqueue waits for the work queued above.
-	 */
-	spin_lock_irqsave(&ppl->idle.lock, flags);
-	atomic_dec(&ppl->ios);
-	wake_up_all_locked(&ppl->idle);
-	spin_unlock_irqrestore(&ppl->idle.lock, flags);
+	ppl_put(ppl, 1 + freed);
 }
 
 static void flush_endio(struct bio *bio)
 {
-	struct r45_ppl_io *io = bio->bi_private;
-	struct r45_array *a = io->log->ppl->a;
+	struct r45_ppl_log *log = bio->bi_private;
+	struct r45_array *a = log->ppl->a;
 
 	if (bio->bi_status) {
 		unsigned int i;
@@ -331,58 +227,218 @@ static void flush_endio(struct bio *bio)
 				a->ops->member_failed(a, i);
 	}
 	bio_put(bio);
-	if (atomic_dec_and_test(&io->flushing))
-		io_finished(io);
+	flush_done(log);
 }
 
 /*
- * Every stripe of the io is on the members.  Before the next log write
- * can take this one's place, what the stripes wrote must be durable:
- * members with a volatile cache that they wrote are flushed (md's rule;
- * a FUA on the next header is not enough, it covers only itself).
- * Any context: the flush bios come from a bioset, never fail to come.
+ * Flush the members that the written, not yet durable recs wrote (md's
+ * rule: what a header stops carrying must be durable; a FUA on the
+ * header covers only itself).  log->lock held, log not busy; the bios
+ * are submitted by the caller after unlocking (returns how many).
  */
-static void io_written(struct r45_ppl_io *io)
+static unsigned long start_flush(struct r45_ppl_log *log)
 {
-	struct r45_ppl *ppl = io->log->ppl;
-	struct r45_array *a = ppl->a;
+	struct r45_array *a = log->ppl->a;
+	struct r45_ppl_rec *rec;
 	unsigned long mask = 0;
 	unsigned int i;
 
-	for_each_set_bit(i, &io->written, a->geom.raid_disks)
-		if (!r45_member_is_failed(a, i) &&
-		    bdev_write_cache(a->members[i].bdev))
-			__set_bit(i, &mask);
-	atomic_set(&io->flushing, 1);
+	list_for_each_entry(rec, &log->carried, node)
+		if (rec->written && !rec->done) {
+			rec->flushing = true;
+			mask |= rec->wmask;
+		}
+	for (i = 0; i < a->geom.raid_disks; i++)
+		if (r45_member_is_failed(a, i) ||
+		    !bdev_write_cache(a->members[i].bdev))
+			mask &= ~BIT(i);
+	log->busy = true;
+	atomic_inc(&log->ppl->busy);
+	atomic_set(&log->flushes, 1 + hweight_long(mask));
+	return mask;
+}
+
+static void submit_flush(struct r45_ppl_log *log, unsigned long mask)
+{
+	struct r45_ppl *ppl = log->ppl;
+	struct r45_array *a = ppl->a;
+	unsigned int i;
+
 	for_each_set_bit(i, &mask, a->geom.raid_disks) {
 		struct bio *bio = bio_alloc_bioset(a->members[i].bdev, 0,
 						   REQ_OP_WRITE | REQ_PREFLUSH,
 						   GFP_NOIO, &ppl->flush_bs);
 
 		bio->bi_end_io = flush_endio;
-		bio->bi_private = io;
-		atomic_inc(&io->flushing);
+		bio->bi_private = log;
 		submit_bio(bio);
 	}
-	if (atomic_dec_and_test(&io->flushing))
-		io_finished(io);
+	flush_done(log);	/* the starter's reference */
+}
+
+/*
+ * Build and submit the header that carries every rec not yet done, the
+ * earlier ones first (log->lock held on entry, released here; the log is
+ * not busy).  @need: its sectors.
+ */
+static void submit_header(struct r45_ppl_log *log, sector_t need)
+	__releases(&log->lock)
+{
+	struct r45_ppl *ppl = log->ppl;
+	struct r45_member *m = &ppl->a->members[log->idx];
+	struct r45_ppl_rec *rec, *tmp;
+	struct ppl_header *h = page_address(log->header);
+	unsigned int i, n = 0;
+	sector_t sector;
+	u32 crc = ~0;
+
+	list_for_each_entry(rec, &log->carried, node)
+		if (!rec->done) {
+			rec->in_hdr = true;
+			log->hdr_recs[n++] = rec;
+		}
+	list_for_each_entry_safe(rec, tmp, &log->fresh, node) {
+		rec->in_hdr = true;
+		log->hdr_recs[n++] = rec;
+		list_move_tail(&rec->node, &log->carried);
+	}
+	log->hdr_nr = n;
+	log->busy = true;
+	atomic_inc(&ppl->busy);
+	if (log->multi && log->next + need > log->start + ppl->size)
+		log->next = log->start;
+	sector = log->next;
+	if (log->multi)
+		log->next += need;
+	spin_unlock_irq(&log->lock);
+
+	/* the recs it carries are not freed before it is on the device */
+	memset(h, 0, PAGE_SIZE);
+	memset(h->reserved, 0xff, PPL_HDR_RESERVED);
+	h->signature = cpu_to_le32(ppl->signature);
+	h->generation = cpu_to_le64(atomic64_inc_return(&ppl->seq));
+	h->entries_count = cpu_to_le32(n);
+	bio_init(&log->bio, m->bdev, log->vecs, ARRAY_SIZE(log->vecs),
+		 REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
+	log->bio.bi_iter.bi_sector = sector;
+	log->bio.bi_end_io = header_endio;
+	log->bio.bi_private = log;
+	__bio_add_page(&log->bio, log->header, PAGE_SIZE, 0);
+	for (i = 0; i < n; i++) {
+		rec = log->hdr_recs[i];
+		h->entries[i] = rec->e;
+		if (rec->pp)
+			__bio_add_page(&log->bio, rec->pp, PAGE_SIZE, 0);
+	}
+	ppl_crc(&crc, h, PPL_HEADER_SIZE);
+	h->checksum = cpu_to_le32(~crc);
+	if (r45_member_is_failed(ppl->a, log->idx))
+		bio_io_error(&log->bio);	/* its stripes go on */
+	else
+		submit_bio(&log->bio);
+}
+
+/*
+ * The log's next operation, if it is not busy: a header for the fresh
+ * recs, or a flush that makes written recs done (to let waiting stripes
+ * in, to let a wrapping header go, or to let the log go idle).  Process
+ * context: the lanes, and the log's work for the completions.
+ */
+static void advance(struct r45_ppl_log *log)
+{
+	struct r45_ppl_rec *rec;
+	unsigned int pending = 0, unflushed = 0, fresh;
+	unsigned long mask;
+	sector_t need;
+
+	spin_lock_irq(&log->lock);
+	if (log->busy)
+		goto out;
+	list_for_each_entry(rec, &log->carried, node) {
+		if (rec->done)
+			continue;
+		if (rec->written)
+			unflushed++;
+		else
+			pending++;
+	}
+	fresh = log->entries - pending - unflushed;
+	if (fresh) {
+		need = (PPL_HEADER_SIZE + log->pp_pages * PAGE_SIZE) >>
+		       SECTOR_SHIFT;
+		/*
+		 * Rule 3: a header that may land on the newest waits.  And
+		 * one that would carry more earlier entries than new ones
+		 * waits too, for them to be done (or for more new ones):
+		 * on fast members the stripes are written before the next
+		 * header would go, and carrying them again only costs (a
+		 * log write twice the size for no stripe sooner out); on
+		 * slow ones new entries gather while they are written,
+		 * and the header goes then.
+		 */
+		if (pending + unflushed &&
+		    (!log->multi ||
+		     log->next + need > log->start + log->ppl->size ||
+		     pending + unflushed > fresh)) {
+			if (unflushed)
+				goto flush;
+			goto out;	/* r45_ppl_written comes back */
+		}
+		submit_header(log, need);
+		return;
+	}
+	if (unflushed && (!pending || !list_empty(&log->waiting)))
+		goto flush;
+out:
+	spin_unlock_irq(&log->lock);
+	return;
+flush:
+	mask = start_flush(log);
+	spin_unlock_irq(&log->lock);
+	submit_flush(log, mask);
+}
+
+static void log_work(struct work_struct *work)
+{
+	advance(container_of(work, struct r45_ppl_log, work));
+}
+
+/*
+ * Room in the log for the stripe's batch (log->lock held): a free rec, a
+ * spare page for a partial parity, header space for one more entry, and
+ * no entry of the same stripe still carried (rule 4).
+ */
+static bool log_has_room(struct r45_ppl_log *log, struct r45_stripe *sh)
+{
+	struct r45_ppl_rec *rec;
+
+	if (!list_empty(&log->waiting) || list_empty(&log->free_recs) ||
+	    log->entries >= PPL_HDR_MAX_ENTRIES)
+		return false;
+	if (!sh->ppl_full &&
+	    (list_empty(&log->spare_pages) ||
+	     (log->pp_pages + 1) * PAGE_SIZE > log->entry_space))
+		return false;
+	list_for_each_entry(rec, &log->carried, node)
+		if (!rec->done && rec->stripe == sh->sector)
+			return false;
+	return true;
 }
 
 /*
  * Log a stripe whose batch is ready to go out (parity computed, its
- * partial parity in sh->pp unless sh->ppl_full): added to the current io
- * of its parity member's log, and parked (R45_STRIPE_PPL_WAIT) until
- * that io is on the log device.  Returns false when the stripe is not
- * logged (its parity member is failed: nothing to protect) and may be
- * written at once.  The lane's context.
+ * partial parity in sh->pp unless sh->ppl_full) on its parity member's
+ * log, and park it (R45_STRIPE_PPL_WAIT) until a header with its entry
+ * is on the log device.  Returns false when the stripe is not logged
+ * (its parity member is failed: nothing to protect) and may be written
+ * at once.  The lane's context.
  */
 bool r45_ppl_log(struct r45_stripe *sh)
 {
 	struct r45_ppl *ppl = sh->a->ppl;
-	struct r45_ppl_log *log = &ppl->logs[sh->map.pd];
-	struct ppl_header_entry *e;
-	struct r45_ppl_io *io;
-	bool kick = false;
+	struct r45_ppl_log *log = log_of(ppl, sh->map.pd);
+	struct r45_ppl_rec *rec;
+	struct page *spare;
 	u32 crc = ~0;
 
 	if (r45_member_is_failed(sh->a, sh->map.pd))
@@ -393,74 +449,153 @@ bool r45_ppl_log(struct r45_stripe *sh)
 	atomic_inc(&sh->count);		/* r45_ppl_wake puts it */
 	set_bit(R45_STRIPE_PPL_WAIT, &sh->state);
 	spin_lock_irq(&log->lock);
-	io = list_empty(&log->ios) ? NULL :
-	     list_last_entry(&log->ios, struct r45_ppl_io, node);
-	if (!io || io->submitted || !io_has_room(io, !sh->ppl_full)) {
-		/*
-		 * At most two ios per log, one on its way and one filling
-		 * (log->free holds the two).  A third waits until the first
-		 * is done.
-		 */
-		io = new_io(log);
-		if (!io) {
-			/* logged again when an io of this log finishes */
-			list_add_tail(&sh->ppl_node, &log->waiting);
-			spin_unlock_irq(&log->lock);
-			return true;
-		}
-		list_add_tail(&io->node, &log->ios);
+	if (!log_has_room(log, sh)) {
+		/* logged again when a rec of this log is done */
+		list_add_tail(&sh->ppl_node, &log->waiting);
+		spin_unlock_irq(&log->lock);
+		advance(log);
+		return true;
 	}
-	e = &((struct ppl_header *)page_address(io->header))->
-		entries[io->entries++];
-	e->data_sector = cpu_to_le64(sh->ppl_sector);
-	e->data_size = cpu_to_le32(sh->ppl_blocks * PAGE_SIZE);
-	e->parity_disk = cpu_to_le32(sh->map.pd);
+	rec = list_first_entry(&log->free_recs, struct r45_ppl_rec, node);
+	list_move_tail(&rec->node, &log->fresh);
+	rec->e.data_sector = cpu_to_le64(sh->ppl_sector);
+	rec->e.data_size = cpu_to_le32(sh->ppl_blocks * PAGE_SIZE);
+	rec->e.parity_disk = cpu_to_le32(sh->map.pd);
+	rec->e.pp_size = 0;
+	rec->e.checksum = 0;	/* ~crc32c(~0) of no bytes */
+	rec->pp = NULL;
 	if (!sh->ppl_full) {
-		e->pp_size = cpu_to_le32(PAGE_SIZE);
-		e->checksum = cpu_to_le32(~crc);
-		io->pp_pages++;
-	} else {
-		e->checksum = 0;	/* ~crc32c(~0) of no bytes */
+		rec->e.pp_size = cpu_to_le32(PAGE_SIZE);
+		rec->e.checksum = cpu_to_le32(~crc);
+		/* the page goes with the entry, the stripe gets a spare */
+		spare = list_first_entry(&log->spare_pages, struct page, lru);
+		list_del(&spare->lru);
+		rec->pp = sh->pp;
+		sh->pp = spare;
+		log->pp_pages++;
 	}
-	sh->ppl_io = io;
-	io->written |= sh->wmask;
-	atomic_inc(&io->pending);
-	list_add_tail(&sh->ppl_node, &io->stripes);
-	kick = list_first_entry(&log->ios, struct r45_ppl_io, node) == io;
+	rec->stripe = sh->sector;
+	rec->sh = sh;
+	rec->wmask = sh->wmask;
+	rec->go = rec->written = rec->flushing = rec->done = false;
+	rec->in_hdr = false;
+	log->entries++;
+	sh->ppl_rec = rec;
+	atomic_inc(&ppl->busy);
 	spin_unlock_irq(&log->lock);
-	if (kick)
-		submit_first(log);
+	queue_work(ppl->wq, &log->work);
 	return true;
 }
 
-/* A logged stripe's batch is on the members (handle_stripe). */
+/*
+ * A logged stripe's batch is on the members (handle_stripe): done at
+ * once unless a member it wrote has a volatile cache (then a flush makes
+ * it done).  The lane's context.
+ */
 void r45_ppl_written(struct r45_stripe *sh)
 {
-	struct r45_ppl_io *io = sh->ppl_io;
+	struct r45_ppl_rec *rec = sh->ppl_rec;
+	struct r45_ppl_log *log = rec->log;
+	struct r45_array *a = sh->a;
+	unsigned long cached = 0;
+	unsigned int i;
+	int freed = 0;
+	LIST_HEAD(retry);
 
-	sh->ppl_io = NULL;
-	if (atomic_dec_and_test(&io->pending))
-		io_written(io);
+	sh->ppl_rec = NULL;
+	for_each_set_bit(i, &rec->wmask, a->geom.raid_disks)
+		if (!r45_member_is_failed(a, i) &&
+		    bdev_write_cache(a->members[i].bdev))
+			__set_bit(i, &cached);
+	spin_lock_irq(&log->lock);
+	rec->written = true;
+	if (!cached) {
+		rec_done(log, rec, &freed);
+		list_splice_init(&log->waiting, &retry);
+	}
+	spin_unlock_irq(&log->lock);
+	retry_waiting(&retry);
+	if (freed)
+		ppl_put(log->ppl, freed);
+	queue_work(log->ppl->wq, &log->work);
 }
 
 /* ---- setup ---- */
 
-/* The ios of the first @n logs, all free (setup failed, or idle). */
-static void free_ios(struct r45_ppl *ppl, unsigned int n)
+static void free_log(struct r45_ppl_log *log)
 {
-	struct r45_ppl_io *io, *tmp;
+	struct page *page, *tmp;
+
+	if (!log)
+		return;
+	list_for_each_entry_safe(page, tmp, &log->spare_pages, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	if (log->header)
+		__free_page(log->header);
+	kvfree(log);
+}
+
+static struct r45_ppl_log *alloc_log(struct r45_ppl *ppl, unsigned int i)
+{
+	struct r45_array *a = ppl->a;
+	struct r45_ppl_log *log = kvzalloc(sizeof(*log), GFP_KERNEL);
+	unsigned int j;
+
+	if (!log)
+		return NULL;
+	log->ppl = ppl;
+	log->idx = i;
+	spin_lock_init(&log->lock);
+	INIT_LIST_HEAD(&log->fresh);
+	INIT_LIST_HEAD(&log->carried);
+	INIT_LIST_HEAD(&log->waiting);
+	INIT_LIST_HEAD(&log->free_recs);
+	INIT_LIST_HEAD(&log->spare_pages);
+	INIT_WORK(&log->work, log_work);
+	log->start = a->members[i].offset + ppl->offset;
+	log->next = log->start;
+	/* md: room for two 128 KiB slots makes the area a ring */
+	log->multi = ppl->size << SECTOR_SHIFT >=
+		     2 * (PPL_SPACE_SIZE + PPL_HEADER_SIZE);
+	/* at most what one header carries (log->vecs) */
+	log->entry_space = min_t(u64, PPL_MAX_PP * PAGE_SIZE,
+				 (ppl->size << SECTOR_SHIFT) - PPL_HEADER_SIZE);
+	for (j = 0; j < ARRAY_SIZE(log->recs); j++) {
+		log->recs[j].log = log;
+		list_add_tail(&log->recs[j].node, &log->free_recs);
+	}
+	log->header = alloc_page(GFP_KERNEL);
+	if (!log->header)
+		goto fail;
+	/* as many spare pages as partial parities fit in a header */
+	for (j = 0; j < log->entry_space / PAGE_SIZE; j++) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		if (!page)
+			goto fail;
+		list_add(&page->lru, &log->spare_pages);
+	}
+	return log;
+fail:
+	free_log(log);
+	return NULL;
+}
+
+static void free_logs(struct r45_ppl *ppl)
+{
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		list_for_each_entry_safe(io, tmp, &ppl->logs[i].free, node)
-			io_free(io);
+	for (i = 0; i < ppl->a->geom.raid_disks; i++)
+		free_log(ppl->logs[i]);
 }
 
 int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 		 u32 signature)
 {
 	struct r45_ppl *ppl;
-	unsigned int i, j;
+	unsigned int i;
 	int r = -ENOMEM;
 
 	/*
@@ -486,37 +621,14 @@ int r45_ppl_init(struct r45_array *a, s64 offset, sector_t size,
 	if (!ppl->wq)
 		goto fail_bs;
 	for (i = 0; i < a->geom.raid_disks; i++) {
-		struct r45_ppl_log *log = &ppl->logs[i];
-
-		log->ppl = ppl;
-		log->idx = i;
-		spin_lock_init(&log->lock);
-		INIT_LIST_HEAD(&log->ios);
-		INIT_LIST_HEAD(&log->waiting);
-		INIT_LIST_HEAD(&log->free);
-		INIT_WORK(&log->work, log_work);
-		log->start = a->members[i].offset + offset;
-		log->next = log->start;
-		/* md: room for two 128 KiB slots makes the area a ring */
-		log->multi = size << SECTOR_SHIFT >=
-			     2 * (PPL_SPACE_SIZE + PPL_HEADER_SIZE);
-		/* at most what one log write carries (io->vecs) */
-		log->entry_space = min_t(u64, PPL_MAX_PP * PAGE_SIZE,
-					 (size << SECTOR_SHIFT) -
-					 PPL_HEADER_SIZE);
-		/* two ios per log, one on its way and one filling */
-		for (j = 0; j < 2; j++) {
-			struct r45_ppl_io *io = io_alloc(log);
-
-			if (!io)
-				goto fail_ios;
-			io_put_free(io);
-		}
+		ppl->logs[i] = alloc_log(ppl, i);
+		if (!ppl->logs[i])
+			goto fail_logs;
 	}
 	a->ppl = ppl;
 	return 0;
-fail_ios:
-	free_ios(ppl, i + 1);
+fail_logs:
+	free_logs(ppl);
 	destroy_workqueue(ppl->wq);
 fail_bs:
 	bioset_exit(&ppl->flush_bs);
@@ -528,22 +640,24 @@ fail:
 static bool ppl_idle(struct r45_ppl *ppl)
 {
 	unsigned int i;
-	bool idle = !atomic_read(&ppl->ios);
+	bool idle = !atomic_read(&ppl->busy);
 
 	for (i = 0; i < ppl->a->geom.raid_disks && idle; i++) {
-		spin_lock_irq(&ppl->logs[i].lock);
-		idle = list_empty(&ppl->logs[i].ios) &&
-		       list_empty(&ppl->logs[i].waiting);
-		spin_unlock_irq(&ppl->logs[i].lock);
+		struct r45_ppl_log *log = ppl->logs[i];
+
+		spin_lock_irq(&log->lock);
+		idle = list_empty(&log->waiting);
+		spin_unlock_irq(&log->lock);
 	}
 	return idle;
 }
 
 /*
- * No log write or member flush of the log is under way any more once
- * every stripe's batch is done (a suspend waited for the bios, so only
- * the flushes of the last log writes can still run).  -EINTR on a fatal
- * signal (a suspend that is killed while a member does not answer).
+ * No header write or member flush of the log is under way any more, and
+ * every logged batch is done, once every stripe's batch is done (a
+ * suspend waited for the bios, so only the last flushes can still run).
+ * -EINTR on a fatal signal (a suspend that is killed while a member does
+ * not answer).
  */
 int r45_ppl_quiesce(struct r45_array *a)
 {
@@ -565,577 +679,12 @@ void r45_ppl_exit(struct r45_array *a)
 	if (!ppl)
 		return;
 	wait_event(ppl->idle, ppl_idle(ppl));
-	/* the last io_finished may still hold the lock of its wakeup */
+	/* the last completion may still hold the lock of its wakeup */
 	spin_lock_irq(&ppl->idle.lock);
 	spin_unlock_irq(&ppl->idle.lock);
 	destroy_workqueue(ppl->wq);
 	bioset_exit(&ppl->flush_bs);
-	free_ios(ppl, ppl->a->geom.raid_disks);
+	free_logs(ppl);
 	kfree(ppl);
 	a->ppl = NULL;
-}
-
-/* ---- replay at activation ---- */
-
-static void xor_page(struct page *dest, struct page *src)
-{
-	void *srcs[1] = { page_address(src) };
-
-	r45_xor_into(page_address(dest), srcs, 1);
-}
-
-/* Synchronous I/O of @len bytes of @page at @sector of member @i. */
-static int member_rw(struct r45_array *a, unsigned int i, sector_t sector,
-		     struct page *page, unsigned int len, blk_opf_t op)
-{
-	struct bio *bio = bio_alloc(a->members[i].bdev, 1, op, GFP_KERNEL);
-	int r;
-
-	bio->bi_iter.bi_sector = sector;
-	__bio_add_page(bio, page, len, 0);
-	r = submit_bio_wait(bio);
-	bio_put(bio);
-	return r;
-}
-
-/*
- * A header read from @sector of member @i: 1 valid (checksum, signature),
- * 0 not, or the read's error.
- */
-static int read_header(struct r45_ppl_log *log, sector_t sector,
-		       struct page *page)
-{
-	struct ppl_header *h = page_address(page);
-	u32 crc = ~0, stored;
-	int r;
-
-	r = member_rw(log->ppl->a, log->idx, sector, page, PPL_HEADER_SIZE,
-		      REQ_OP_READ);
-	if (r)
-		return r;
-	stored = le32_to_cpu(h->checksum);
-	h->checksum = 0;
-	ppl_crc(&crc, h, PPL_HEADER_SIZE);
-	h->checksum = cpu_to_le32(stored);
-	return ~crc == stored &&
-	       le32_to_cpu(h->signature) == log->ppl->signature &&
-	       le32_to_cpu(h->entries_count) <= PPL_HDR_MAX_ENTRIES;
-}
-
-/*
- * The parity of one entry made right again (md's recovery, for any entry
- * md writes: a run of stripes of one chunk, a range of consecutive data
- * blocks each): for every block of the strip, parity = the xor of the
- * modified data blocks as they are on the members, and of the partial
- * parity when the entry has one.  A stripe whose modified data member
- * is failed or missing is left alone: its write may have been lost in
- * part, and parity is what still gives the blocks it did not touch.
- * The entry's data_sector is in 512-byte sectors (md's native format).
- * Returns the blocks of parity written, or a negative errno.
- */
-static int replay_entry(struct r45_ppl_log *log,
-			const struct ppl_header_entry *e, sector_t pp_sector,
-			struct page *acc, struct page *buf)
-{
-	struct r45_array *a = log->ppl->a;
-	const struct r45_geom *g = &a->geom;
-	u32 pp_size = le32_to_cpu(e->pp_size);
-	u32 data_size = le32_to_cpu(e->data_size);
-	sector_t first = le64_to_cpu(e->data_sector), last;
-	unsigned int chunk = g->chunk_sectors, ndata, strip, step, i, d, mod;
-	int written = 0, r;
-	bool lost;
-
-	if (!data_size)
-		return 0;
-	if ((pp_size >> SECTOR_SHIFT) < chunk) {
-		if (pp_size) {
-			ndata = data_size / pp_size;
-			strip = pp_size >> SECTOR_SHIFT;
-		} else {
-			ndata = g->data_disks;
-			strip = (data_size >> SECTOR_SHIFT) / ndata;
-		}
-		last = first + (ndata - 1) * chunk + strip;
-	} else {
-		ndata = g->data_disks;
-		strip = chunk;
-		last = first + (data_size >> SECTOR_SHIFT);
-	}
-	/*
-	 * Only what md writes: within the array (no wrap), a strip within
-	 * one chunk (an entry crossing one would pair blocks of two rows).
-	 */
-	if (!ndata || ndata > g->data_disks || !strip || strip > chunk ||
-	    first >= a->array_sectors || last <= first ||
-	    last > a->array_sectors ||
-	    (first & (chunk - 1)) + strip > chunk)
-		return -EINVAL;
-	/* whole pages where the entry allows, else sector by sector */
-	step = !(first & 7) && !(last & 7) && !(strip & 7) ? 8 : 1;
-	/*
-	 * A data member the entry modified that is failed, missing or being
-	 * rebuilt: its block is not known, so parity cannot be made right
-	 * (md skips such a stripe; issue 31, finding 7).  Alone among the
-	 * modified members, it is the one block parity rebuilds, and parity
-	 * is the old or the new one (it landed or not), so the block comes
-	 * back as it was or as it was being written: skipped, counted apart
-	 * (R45_PPL_SKIPPED).  With another modified member beside it, that
-	 * one may have landed while parity did not, or the reverse: the
-	 * block would come back as neither, so the caller untrusts the
-	 * entry's regions (-ENODEV).
-	 */
-	for (d = 0, mod = 0, lost = false; d < ndata; d++) {
-		struct r45_loc loc;
-
-		if (first + (sector_t)d * chunk >= last)
-			continue;
-		mod++;
-		r45_map_sector(g, first + (sector_t)d * chunk, &loc);
-		if (r45_member_is_failed(a, loc.disk) ||
-		    (int)loc.disk == READ_ONCE(a->recover_member))
-			lost = true;
-	}
-	if (lost)
-		return mod > 1 ? -ENODEV : R45_PPL_SKIPPED;
-	for (i = 0; i < strip; i += step) {
-		struct r45_stripe_map m;
-		struct r45_loc loc;
-		bool update = false;
-
-		memset(page_address(acc), 0, PAGE_SIZE);
-		for (d = 0; d < ndata; d++) {
-			sector_t s = first + i + (sector_t)d * chunk;
-
-			if (s >= last)
-				continue;
-			r45_map_sector(g, s, &loc);
-			r = member_rw(a, loc.disk,
-				      a->members[loc.disk].offset + loc.dev_sector,
-				      buf, step << SECTOR_SHIFT, REQ_OP_READ);
-			if (r) {
-				/* md fails a member it cannot read here */
-				a->ops->member_failed(a, loc.disk);
-				return r;
-			}
-			xor_page(acc, buf);
-			update = true;
-		}
-		if (!update)
-			continue;
-		if (pp_size) {
-			r = member_rw(a, log->idx, pp_sector + i, buf,
-				      step << SECTOR_SHIFT, REQ_OP_READ);
-			if (r) {
-				/* md fails the member whose log it cannot read */
-				a->ops->member_failed(a, log->idx);
-				return r;
-			}
-			xor_page(acc, buf);
-		}
-		r45_sector_pos(g, first + i, &loc);
-		r45_map_stripe(g, loc.stripe, &m);
-		if (m.pd != log->idx) {
-			DMERR("PPL of member %u: an entry for sector %llu names parity on member %u",
-			      log->idx, (unsigned long long)(first + i), m.pd);
-			return -EINVAL;
-		}
-		r = member_rw(a, log->idx,
-			      a->members[log->idx].offset + loc.dev_sector, acc,
-			      step << SECTOR_SHIFT, REQ_OP_WRITE);
-		if (r) {
-			/* md fails a member it cannot write parity to */
-			a->ops->member_failed(a, log->idx);
-			return r;
-		}
-		written++;
-	}
-	return written;
-}
-
-/*
- * An entry that could not be replayed (a read or write error, a
- * checksum that does not match, fields md never writes) leaves its
- * stripes as the crash left them: their regions go out of sync and
- * untrusted (r45_engine_ops.untrust), so that no block of them is computed
- * from their parity until a resync made them right.  The range covers
- * every row an entry of md's can reach from its first sector.
- */
-static void untrust_entry(struct r45_array *a, const struct ppl_header_entry *e)
-{
-	sector_t first = le64_to_cpu(e->data_sector);
-	sector_t rows = (sector_t)a->geom.data_disks << a->geom.chunk_shift;
-
-	if (first < a->array_sectors)
-		a->ops->untrust(a, first,
-				min_t(u64, first + 2 * rows, a->array_sectors));
-}
-
-/*
- * One member's log: find its newest valid header (a large area holds
- * them one after the other, each followed by its partial parities, with
- * growing generations: the newest is the last of the chain), replay its
- * entries, flush.  Returns entries replayed, or a negative errno.
- */
-static int replay_log(struct r45_ppl_log *log, unsigned int *bad,
-		      unsigned int *skipped)
-{
-	struct r45_array *a = log->ppl->a;
-	struct page *hp = NULL, *prev = NULL, *acc = NULL, *buf = NULL;
-	sector_t pos = log->start, end = log->start + log->ppl->size;
-	sector_t found = 0, pp;
-	const struct ppl_header *h;
-	int n = 0, r = -ENOMEM;
-	unsigned int i;
-
-	hp = alloc_page(GFP_KERNEL);
-	prev = alloc_page(GFP_KERNEL);
-	acc = alloc_page(GFP_KERNEL);
-	buf = alloc_page(GFP_KERNEL);
-	if (!hp || !prev || !acc || !buf)
-		goto out;
-	h = NULL;
-	while (pos + (PPL_HEADER_SIZE >> SECTOR_SHIFT) <= end) {
-		const struct ppl_header *nh = page_address(hp);
-
-		r = read_header(log, pos, hp);
-		if (r < 0)
-			goto out;	/* md fails a member it cannot read */
-		if (!r)
-			break;
-
-		if (h && le64_to_cpu(h->generation) >
-			 le64_to_cpu(nh->generation))
-			break;		/* h was the newest */
-		/* the next headers' generations go on from the newest */
-		if (le64_to_cpu(nh->generation) > atomic64_read(&log->ppl->seq))
-			atomic64_set(&log->ppl->seq,
-				     le64_to_cpu(nh->generation));
-		swap(hp, prev);
-		h = page_address(prev);
-		found = pos;
-		if (!log->multi)
-			break;
-		pos += PPL_HEADER_SIZE >> SECTOR_SHIFT;
-		for (i = 0; i < le32_to_cpu(h->entries_count); i++)
-			pos += le32_to_cpu(h->entries[i].pp_size) >>
-			       SECTOR_SHIFT;
-	}
-	r = 0;
-	if (!h)
-		goto out;
-	pp = found + (PPL_HEADER_SIZE >> SECTOR_SHIFT);
-	for (i = 0; i < le32_to_cpu(h->entries_count); i++) {
-		const struct ppl_header_entry *e = &h->entries[i];
-		u32 pp_size = le32_to_cpu(e->pp_size), left = pp_size, crc = ~0;
-		sector_t s = pp;
-
-		pp += pp_size >> SECTOR_SHIFT;
-		if (pp > end) {
-			untrust_entry(a, e);
-			(*bad)++;
-			break;
-		}
-		/* its partial parity must be whole: a torn log write is
-		 * one whose stripes never went out */
-		while (left) {
-			unsigned int len = min_t(u32, left, PAGE_SIZE);
-
-			r = member_rw(a, log->idx, s, buf, len, REQ_OP_READ);
-			if (r) {
-				untrust_entry(a, e);
-				goto out;
-			}
-			ppl_crc(&crc, page_address(buf), len);
-			left -= len;
-			s += len >> SECTOR_SHIFT;
-		}
-		/*
-		 * A torn log write is one whose stripes never went out (they
-		 * wait for it), but a checksum also fails on a log corrupted
-		 * since: md keeps such an array dirty, the entry's regions are
-		 * untrusted here.
-		 */
-		if (~crc != le32_to_cpu(e->checksum) ||
-		    le32_to_cpu(e->parity_disk) != log->idx) {
-			untrust_entry(a, e);
-			(*bad)++;
-			continue;
-		}
-		r = replay_entry(log, e, pp - (pp_size >> SECTOR_SHIFT), acc,
-				 buf);
-		if (r == R45_PPL_SKIPPED) {
-			(*skipped)++;
-			continue;
-		}
-		if (r < 0) {
-			DMERR("PPL of member %u: entry %u (sector %llu) not replayed (%d): its region untrusted",
-			      log->idx, i,
-			      (unsigned long long)le64_to_cpu(e->data_sector),
-			      r);
-			untrust_entry(a, e);
-			(*bad)++;
-			if (r45_member_is_failed(a, log->idx))
-				goto out;
-			continue;
-		}
-		n++;
-	}
-	r = blkdev_issue_flush(a->members[log->idx].bdev);
-	if (!r)
-		r = n;
-out:
-	if (hp)
-		__free_page(hp);
-	if (prev)
-		__free_page(prev);
-	if (acc)
-		__free_page(acc);
-	if (buf)
-		__free_page(buf);
-	return r;
-}
-
-/*
- * The mark of a log whose table went away cleanly (r45_ppl_close): the
- * first bytes of the header's reserved area, which md fills with 0xff
- * and never reads (its checksum covers them: md takes the header as a
- * valid empty one).  A closed log vouches for nothing (r45_ppl_vouches).
- */
-static const char ppl_closed[8] = "R45CLOSE";
-
-/*
- * An empty log: an empty header at the area's start, with a generation
- * above any the area held (r45_ppl_replay seeded them), and with @zero
- * the rest of the area zeroed first; @closed marks it closed.  The
- * header write flushes the member before it (the zeroes are durable
- * first) and is FUA: whatever a volatile cache loses, no older header
- * can pass for the newest.
- */
-static int reset_log(struct r45_ppl_log *log, bool zero, bool closed)
-{
-	struct r45_array *a = log->ppl->a;
-	struct block_device *bdev = a->members[log->idx].bdev;
-	struct ppl_header *h;
-	struct page *page;
-	u32 crc = ~0;
-	int r;
-
-	if (zero) {
-		r = blkdev_issue_zeroout(bdev, log->start, log->ppl->size,
-					 GFP_KERNEL, 0);
-		if (r)
-			return r;
-	}
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!page)
-		return -ENOMEM;
-	h = page_address(page);
-	memset(h->reserved, 0xff, PPL_HDR_RESERVED);
-	if (closed)
-		memcpy(h->reserved, ppl_closed, sizeof(ppl_closed));
-	h->signature = cpu_to_le32(log->ppl->signature);
-	h->generation = cpu_to_le64(atomic64_inc_return(&log->ppl->seq));
-	ppl_crc(&crc, h, PPL_HEADER_SIZE);
-	h->checksum = cpu_to_le32(~crc);
-	r = member_rw(a, log->idx, log->start, page, PPL_HEADER_SIZE,
-		      REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA | REQ_SYNC);
-	__free_page(page);
-	log->next = log->start;
-	return r;
-}
-
-static void log_unusable(struct r45_array *a, unsigned int i, int r)
-{
-	DMERR("member %u: partial parity log unusable (%d): member failed", i,
-	      r);
-	a->ops->member_failed(a, i);
-}
-
-/*
- * At a fresh activation, before any I/O (the table's first resume, no
- * predecessor): every live member's log replayed, then emptied (zeroed,
- * and a header newer than any it held).  Afterwards every stripe a crash
- * interrupted has parity that matches the blocks its write did not
- * touch, on every stripe whose modified members are all there.  The
- * member being rebuilt (dev_to_init) holds nothing: neither its data nor
- * its log is read.  A member whose log cannot be read or written is
- * failed (md fails it too).  Returns the entries replayed.
- */
-int r45_ppl_replay(struct r45_array *a)
-{
-	struct r45_ppl *ppl = a->ppl;
-	int rm = READ_ONCE(a->recover_member);
-	unsigned int i, bad = 0, skipped = 0;
-	int n = 0, r;
-
-	assert_noio();
-	for (i = 0; i < a->geom.raid_disks; i++) {
-		struct r45_ppl_log *log = &ppl->logs[i];
-
-		if (r45_member_is_failed(a, i))
-			continue;
-		r = (int)i == rm ? 0 : replay_log(log, &bad, &skipped);
-		if (r >= 0) {
-			n += r;
-			r = reset_log(log, true, false);
-		}
-		if (r < 0)
-			log_unusable(a, i, r);
-	}
-	if (n || bad || skipped)
-		DMINFO("partial parity log: %d entries replayed, %u skipped (their one modified member is missing: parity gives its block as it was or as written), %u not (a modified member missing beside another, a checksum, torn, or an I/O error): their regions stay out of sync and untrusted until a resync",
-		       n, skipped, bad);
-	return n;
-}
-
-/*
- * A reload: the predecessor's logs were emptied at its suspend
- * (r45_ppl_suspend) and every stripe it logged is on the members.  With
- * the same area and signature the chains go on, with the predecessor's
- * generations; otherwise, and on a member whose device changed or that
- * is to be rebuilt (it may hold an old log of this array), the area is
- * zeroed.  Nothing is replayed: the members a reload takes as failed
- * may hold stale data.
- */
-void r45_ppl_takeover(struct r45_array *a, struct r45_array *old)
-{
-	struct r45_ppl *ppl = a->ppl, *o = old->ppl;
-	bool same = o && o->offset == ppl->offset && o->size == ppl->size &&
-		    o->signature == ppl->signature;
-	int rm = READ_ONCE(a->recover_member);
-	unsigned int i;
-	int r;
-
-	assert_noio();
-	if (o)
-		atomic64_set(&ppl->seq, atomic64_read(&o->seq));
-	for (i = 0; i < a->geom.raid_disks; i++) {
-		bool zero = !same || (int)i == rm ||
-			    a->members[i].bdev != old->members[i].bdev ||
-			    a->members[i].offset != old->members[i].offset;
-
-		if (r45_member_is_failed(a, i))
-			continue;
-		r = reset_log(&ppl->logs[i], zero, false);
-		if (r < 0)
-			log_unusable(a, i, r);
-	}
-}
-
-/*
- * A suspend, every logged stripe on the members (r45_ppl_quiesce): each
- * live member's log gets an empty header, the newest of its chain, so
- * that nothing is replayed later that later writes (this table's, or a
- * table's without a log) could have made stale.
- */
-void r45_ppl_suspend(struct r45_array *a)
-{
-	unsigned int i;
-	int r;
-
-	assert_noio();
-	if (!a->ppl)
-		return;
-	for (i = 0; i < a->geom.raid_disks; i++) {
-		if (r45_member_is_failed(a, i))
-			continue;
-		r = reset_log(&a->ppl->logs[i], false, false);
-		if (r < 0)
-			log_unusable(a, i, r);
-	}
-}
-
-/*
- * Did this partial parity log cover the array's last run?  Every table
- * with a log keeps a valid header (this signature) at the start of each
- * live member's area from its first resume on; a table without one, put
- * in by a reload, invalidates them (r45_ppl_invalidate), and areas never
- * written hold none.  Without that on every member that will be read,
- * the replay cannot vouch for the stripes a crash interrupted, and the
- * dirty-degraded rule applies as without a log.  Table load, before any
- * I/O; @skip: the member to rebuild (its area is not read).
- */
-bool r45_ppl_vouches(struct r45_array *a, int skip)
-{
-	struct page *page;
-	unsigned int i;
-	bool ok = true;
-
-	page = alloc_page(GFP_KERNEL);
-	if (!page)
-		return false;
-	for (i = 0; i < a->geom.raid_disks && ok; i++) {
-		if (!a->members[i].bdev || (int)i == skip ||
-		    r45_member_is_failed(a, i))
-			continue;
-		ok = read_header(&a->ppl->logs[i], a->ppl->logs[i].start,
-				 page) == 1 &&
-		     memcmp(page_address(page), ppl_closed,
-			    sizeof(ppl_closed));
-	}
-	__free_page(page);
-	return ok;
-}
-
-/*
- * A reload replaces this table, which has a log, with one without: the
- * headers at the start of the areas are zeroed (flushed, FUA), so that a
- * later table with the log does not take the areas as covering the run
- * of the table without it (r45_ppl_vouches).  Both suspended.
- */
-void r45_ppl_invalidate(struct r45_array *a)
-{
-	struct page *page;
-	unsigned int i;
-
-	assert_noio();
-	if (!a->ppl)
-		return;
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	for (i = 0; i < a->geom.raid_disks; i++) {
-		if (!a->members[i].bdev || r45_member_is_failed(a, i))
-			continue;
-		if (!page || member_rw(a, i, a->ppl->logs[i].start, page,
-				       PPL_HEADER_SIZE, REQ_OP_WRITE |
-				       REQ_PREFLUSH | REQ_FUA | REQ_SYNC))
-			DMERR("member %u: cannot invalidate its partial parity log: zero it before a table uses that log again",
-			      i);
-	}
-	if (page)
-		__free_page(page);
-}
-
-/*
- * The table goes away cleanly (issue 31, finding 6): its suspend emptied
- * the logs, and each live member's gets a closed empty header, so that a
- * later table with the log does not take it as covering a run of a table
- * without it (r45_ppl_vouches).  md takes it as a valid empty log.  A
- * member that cannot be written is only logged: the table is going.
- */
-void r45_ppl_close(struct r45_array *a)
-{
-	unsigned int i;
-
-	assert_noio();
-	if (!a->ppl)
-		return;
-	for (i = 0; i < a->geom.raid_disks; i++) {
-		if (!a->members[i].bdev || r45_member_is_failed(a, i))
-			continue;
-		if (reset_log(&a->ppl->logs[i], false, true))
-			DMERR("member %u: cannot close its partial parity log: zero it before a table without the log runs over it",
-			      i);
-	}
-}
-
-/*
- * A failed member comes back (readd; the device is suspended): its log
- * holds what was logged before it failed, which writes since (not
- * logged on it) have made stale.
- */
-int r45_ppl_reset_member(struct r45_array *a, unsigned int i)
-{
-	assert_noio();
-	return a->ppl ? reset_log(&a->ppl->logs[i], true, false) : 0;
 }

@@ -1244,7 +1244,7 @@ static void handle_stripe(struct r45_stripe *sh)
 	if (test_bit(R45_STRIPE_WRITING, &sh->state)) {
 		if (retry_zeroes(sh))
 			return;
-		if (sh->ppl_io)
+		if (sh->ppl_rec)
 			r45_ppl_written(sh);
 		finish_batch(sh, dead ? BLK_STS_IOERR : BLK_STS_OK);
 	}

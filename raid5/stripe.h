@@ -63,8 +63,8 @@ struct r45_stripe {
 
 	/* the partial parity log (ppl.c), when the array has one */
 	struct page *pp;		/* partial parity of the batch */
-	struct r45_ppl_io *ppl_io;	/* the log write it is in */
-	struct list_head ppl_node;	/* on that write's stripes */
+	struct r45_ppl_rec *ppl_rec;	/* its entry in the log */
+	struct list_head ppl_node;	/* on the log's waiting list */
 	sector_t ppl_sector;		/* array sector of the first modified
 					 * data block */
 	unsigned int ppl_blocks;	/* modified data blocks from there */
@@ -95,7 +95,7 @@ enum {
 #define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)
 
 /* raid5/ppl.c, for stripe.c */
-struct r45_ppl_io;
+struct r45_ppl_rec;
 bool r45_ppl_log(struct r45_stripe *sh);
 void r45_ppl_written(struct r45_stripe *sh);
 /* raid5/stripe.c, for ppl.c: a parked stripe is handled again */
