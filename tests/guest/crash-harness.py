@@ -49,10 +49,11 @@ POINTS times:
   5. the array is whole again and in sync, and the blocks that were in
      flight are read to learn what landed.
 
-CRASH_WC=1: the members report a volatile write cache (set on the
-ramdisks; Linux 6.1), so that the array flushes them and the partial
+CRASH_WC=1: the disks are null_blk devices with a cache (made here,
+/dev/nullb40 on, 8 MiB; the caller removes them), so that the members
+report a volatile write cache, the array flushes them and the partial
 parity log carries written entries until those flushes: that path runs.
-(The ramdisks lose nothing a flush would have saved: what is shown is
+(The crash loses nothing a flush would have saved: what is shown is
 that the path keeps every other rule, not that the flush is needed.)
 
 Prints a line per crash point and a summary; exits 1 on any wrong block,
@@ -79,6 +80,7 @@ MD = MODE.startswith("md")
 PPL = MODE not in ("raid45", "ppl-late", "rebuild-torn")  # writes logged
 PARITY = 2 if TYPE.startswith("raid6") else 1
 WC = os.environ.get("CRASH_WC") == "1"  # members with a volatile cache
+WC_INDEX = 40                 # their null_blk devices: /dev/nullb40...
 DEV_SECTORS = 2 * 2048        # array data per member
 # md modes: 64 KiB chunks and 16 KiB blocks, so that md's log entries
 # cover runs of stripes (pp_size below the chunk); raid45 modes: 4 KiB
@@ -111,7 +113,7 @@ def disk_table(i, error=False):
     size = str(layout["disk"] if i < N else 2048 + DEV_SECTORS)
     if error:
         return ["0", size, "error"]
-    return ["0", size, "linear", "/dev/ram%d" % i, "0"]
+    return ["0", size, "linear", disk_dev(i), "0"]
 
 
 def delay_table(i, delay):
@@ -126,14 +128,37 @@ def write_cache(dev):
         return f.read().strip()
 
 
+def disk_dev(i):
+    """The "disk" under eI: a ramdisk, or (WC) a null_blk device with a
+    cache, made here (ramdisks cannot claim one)."""
+    return "/dev/nullb%d" % (WC_INDEX + i) if WC else "/dev/ram%d" % i
+
+
+def make_cached_disks():
+    sh("modprobe", "null_blk", "nr_devices=0")
+    cfs = "/sys/kernel/config"
+    if not os.path.isdir(cfs + "/nullb"):
+        sh("mount", "-t", "configfs", "configfs", cfs)
+    for i in range(N + 1):
+        d = "%s/nullb/r45wc%d" % (cfs, i)
+        os.mkdir(d)
+        for attr, val in (("index", WC_INDEX + i), ("size", 8),
+                          ("memory_backed", 1), ("cache_size", 1),
+                          ("power", 1)):
+            with open("%s/%s" % (d, attr), "w") as f:
+                f.write(str(val))
+    sh("udevadm", "settle")
+    for i in range(N + 1):
+        if not os.path.exists(disk_dev(i)):
+            sys.exit("CRASH_WC: no %s" % disk_dev(i))
+
+
 def setup_rig():
     if WC:
-        # the ramdisks say they have a volatile cache (Linux 6.1 takes
-        # that from sysfs): the stacks above say so, the array flushes
-        # them, and the log carries written entries until the flush
-        for i in range(N + 1):
-            with open("/sys/block/ram%d/queue/write_cache" % i, "w") as f:
-                f.write("write back")
+        # members with a volatile cache: the stacks above say so, the
+        # array flushes them, and the log carries written entries until
+        # the flush
+        make_cached_disks()
     for i in range(N + 1):
         dm.create("e%d" % i, disk_table(i))
         dm.create("d%d" % i, delay_table(i, 0))
@@ -424,7 +449,7 @@ def lose_and_spare(i):
             pass
     os.close(fd)
     zero = mmap.mmap(-1, 4096)
-    fd = os.open("/dev/ram%d" % i, os.O_WRONLY | os.O_DIRECT)
+    fd = os.open(disk_dev(i), os.O_WRONLY | os.O_DIRECT)
     for off in range(0, layout["disk"] * 512, 4096):
         os.pwritev(fd, [zero], off)
     os.close(fd)
