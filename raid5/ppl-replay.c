@@ -281,8 +281,7 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad,
 			(*bad)++;
 			break;
 		}
-		/* its partial parity must be whole: a torn log write is
-		 * one whose stripes never went out */
+		/* its partial parity must be whole */
 		while (left) {
 			unsigned int len = min_t(u32, left, PAGE_SIZE);
 
@@ -296,8 +295,10 @@ static int replay_log(struct r45_ppl_log *log, unsigned int *bad,
 			s += len >> SECTOR_SHIFT;
 		}
 		/*
-		 * A torn log write is one whose stripes never went out (they
-		 * wait for it), but a checksum also fails on a log corrupted
+		 * In a torn log write whose header landed, only new entries
+		 * can fail here, whose stripes never went out (they wait for
+		 * it; carried ones were durable before the header: ppl.c,
+		 * rule 5), but a checksum also fails on a log corrupted
 		 * since: md keeps such an array dirty, the entry's regions are
 		 * untrusted here.
 		 */

@@ -73,6 +73,8 @@
  *    reads from the start: it would find nothing).  A torn header that
  *    does not wrap ends the chain: recovery takes the one before, which
  *    carries everything (2); the torn one's stripes never went out (1).
+ *    No header begins in the area's last 4 KiB, where md's walk does
+ *    not look (header_wraps).
  * 4. Replaying an entry whose batch landed whole is harmless: parity is
  *    made from the partial parity and the modified blocks, both as the
  *    batch left them, unless a later batch of the same stripe changed
@@ -82,6 +84,18 @@
  *    done, and a later batch of the same stripe waits for that flush
  *    (its partial parity holds the earlier batch's blocks, which a crash
  *    before the flush could lose).
+ * 5. A log write of more than one block is not atomic: its header may
+ *    land without some of its partial parities, or the reverse.  When
+ *    the header carries earlier entries with partial parity, those go
+ *    first (FUA) and the header after them (FUA): a durable header has
+ *    its carried partial parities (else their stripes, which may be
+ *    torn, would fail their checksums in the newest header and not be
+ *    replayed).  A wrapping header goes first and its partial parities
+ *    after it: landed without it, they could overwrite the lap's second
+ *    header and end the chain at the lap's first, long done, whose
+ *    replay would make parity from partial parities that later writes
+ *    made stale.  Otherwise one bio: a tear loses only new entries,
+ *    whose stripes never went out.
  */
 
 static struct r45_ppl_log *log_of(struct r45_ppl *ppl, unsigned int i)
@@ -277,6 +291,62 @@ static void submit_flush(struct r45_ppl_log *log, unsigned long mask)
 }
 
 /*
+ * Where a header of @need sectors goes: after the previous one, or at the
+ * area's start when it would not fit, or when it would begin in the
+ * area's last 4 KiB (md's walk reads no header there: it reads while the
+ * offset is below the area's size less a header).  log->lock held.
+ */
+static bool header_wraps(struct r45_ppl_log *log, sector_t need)
+{
+	sector_t hdr = PPL_HEADER_SIZE >> SECTOR_SHIFT;
+
+	return log->next + max(need, 2 * hdr) > log->start + log->ppl->size;
+}
+
+/* The second step of a two-step log write (rule 5). */
+static void step_work(struct work_struct *work)
+{
+	struct r45_ppl_log *log = container_of(work, struct r45_ppl_log,
+					       step_work);
+
+	if (log->step_err || r45_member_is_failed(log->ppl->a, log->idx))
+		bio_io_error(&log->bio2);
+	else
+		submit_bio(&log->bio2);
+}
+
+/* The first step is on the device (or failed): the second may go. */
+static void step_endio(struct bio *bio)
+{
+	struct r45_ppl_log *log = bio->bi_private;
+
+	log->step_err = blk_status_to_errno(bio->bi_status);
+	bio_uninit(bio);
+	queue_work(log->ppl->wq, &log->step_work);
+}
+
+/* The log write's second bio ends as the one bio would have. */
+static void step2_endio(struct bio *bio)
+{
+	struct r45_ppl_log *log = bio->bi_private;
+
+	if (log->step_err && !bio->bi_status)
+		bio->bi_status = errno_to_blk_status(log->step_err);
+	header_endio(bio);
+}
+
+static void init_log_bio(struct r45_ppl_log *log, struct bio *bio,
+			 struct bio_vec *vecs, unsigned short nr,
+			 sector_t sector, bio_end_io_t *end)
+{
+	bio_init(bio, log->ppl->a->members[log->idx].bdev, vecs, nr,
+		 REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_end_io = end;
+	bio->bi_private = log;
+}
+
+/*
  * Build and submit the header that carries every rec not yet done, the
  * earlier ones first (log->lock held on entry, released here; the log is
  * not busy).  @need: its sectors.
@@ -285,17 +355,19 @@ static void submit_header(struct r45_ppl_log *log, sector_t need)
 	__releases(&log->lock)
 {
 	struct r45_ppl *ppl = log->ppl;
-	struct r45_member *m = &ppl->a->members[log->idx];
 	struct r45_ppl_rec *rec, *tmp;
 	struct ppl_header *h = page_address(log->header);
-	unsigned int i, n = 0;
-	sector_t sector;
+	sector_t sector, hdr = PPL_HEADER_SIZE >> SECTOR_SHIFT;
+	struct bio *pp;
+	bool carried_pp = false, wrap = false;
+	unsigned int i, n = 0, n_pp = 0;
 	u32 crc = ~0;
 
 	list_for_each_entry(rec, &log->carried, node)
 		if (!rec->done) {
 			rec->in_hdr = true;
 			log->hdr_recs[n++] = rec;
+			carried_pp |= !!rec->pp;
 		}
 	list_for_each_entry_safe(rec, tmp, &log->fresh, node) {
 		rec->in_hdr = true;
@@ -305,8 +377,10 @@ static void submit_header(struct r45_ppl_log *log, sector_t need)
 	log->hdr_nr = n;
 	log->busy = true;
 	atomic_inc(&ppl->busy);
-	if (log->multi && log->next + need > log->start + ppl->size)
+	if (log->multi && header_wraps(log, need)) {
 		log->next = log->start;
+		wrap = true;
+	}
 	sector = log->next;
 	if (log->multi)
 		log->next += need;
@@ -318,20 +392,44 @@ static void submit_header(struct r45_ppl_log *log, sector_t need)
 	h->signature = cpu_to_le32(ppl->signature);
 	h->generation = cpu_to_le64(atomic64_inc_return(&ppl->seq));
 	h->entries_count = cpu_to_le32(n);
-	bio_init(&log->bio, m->bdev, log->vecs, ARRAY_SIZE(log->vecs),
-		 REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
-	log->bio.bi_iter.bi_sector = sector;
-	log->bio.bi_end_io = header_endio;
-	log->bio.bi_private = log;
-	__bio_add_page(&log->bio, log->header, PAGE_SIZE, 0);
-	for (i = 0; i < n; i++) {
-		rec = log->hdr_recs[i];
-		h->entries[i] = rec->e;
-		if (rec->pp)
-			__bio_add_page(&log->bio, rec->pp, PAGE_SIZE, 0);
-	}
+	for (i = 0; i < n; i++)
+		h->entries[i] = log->hdr_recs[i]->e;
 	ppl_crc(&crc, h, PPL_HEADER_SIZE);
 	h->checksum = cpu_to_le32(~crc);
+
+	/*
+	 * Rule 5: one bio (header and partial parities) when nothing of it
+	 * can be torn to harm; in two steps, each FUA, the header first
+	 * when it wraps, the partial parities first when it carries
+	 * earlier ones.
+	 */
+	for (i = 0; i < n; i++)
+		n_pp += !!log->hdr_recs[i]->pp;
+	if (wrap) {
+		init_log_bio(log, &log->bio, log->vecs, 1, sector,
+			     n_pp ? step_endio : header_endio);
+		__bio_add_page(&log->bio, log->header, PAGE_SIZE, 0);
+		if (n_pp)
+			init_log_bio(log, &log->bio2, log->vecs2,
+				     ARRAY_SIZE(log->vecs2), sector + hdr,
+				     step2_endio);
+		pp = &log->bio2;
+	} else if (carried_pp) {
+		init_log_bio(log, &log->bio, log->vecs, ARRAY_SIZE(log->vecs),
+			     sector + hdr, step_endio);
+		init_log_bio(log, &log->bio2, log->vecs2, 1, sector,
+			     step2_endio);
+		__bio_add_page(&log->bio2, log->header, PAGE_SIZE, 0);
+		pp = &log->bio;
+	} else {
+		init_log_bio(log, &log->bio, log->vecs, ARRAY_SIZE(log->vecs),
+			     sector, header_endio);
+		__bio_add_page(&log->bio, log->header, PAGE_SIZE, 0);
+		pp = &log->bio;
+	}
+	for (i = 0; i < n && n_pp; i++)
+		if (log->hdr_recs[i]->pp)
+			__bio_add_page(pp, log->hdr_recs[i]->pp, PAGE_SIZE, 0);
 	if (r45_member_is_failed(ppl->a, log->idx))
 		bio_io_error(&log->bio);	/* its stripes go on */
 	else
@@ -377,8 +475,7 @@ static void advance(struct r45_ppl_log *log)
 		 * and the header goes then.
 		 */
 		if (pending + unflushed &&
-		    (!log->multi ||
-		     log->next + need > log->start + log->ppl->size ||
+		    (!log->multi || header_wraps(log, need) ||
 		     pending + unflushed > fresh)) {
 			if (unflushed)
 				goto flush;
@@ -515,9 +612,10 @@ void r45_ppl_written(struct r45_stripe *sh)
 	}
 	spin_unlock_irq(&log->lock);
 	retry_waiting(&retry);
+	/* before the put: the last touch may free the log (ppl_put) */
+	queue_work(log->ppl->wq, &log->work);
 	if (freed)
 		ppl_put(log->ppl, freed);
-	queue_work(log->ppl->wq, &log->work);
 }
 
 /* ---- setup ---- */
@@ -554,6 +652,7 @@ static struct r45_ppl_log *alloc_log(struct r45_ppl *ppl, unsigned int i)
 	INIT_LIST_HEAD(&log->free_recs);
 	INIT_LIST_HEAD(&log->spare_pages);
 	INIT_WORK(&log->work, log_work);
+	INIT_WORK(&log->step_work, step_work);
 	log->start = a->members[i].offset + ppl->offset;
 	log->next = log->start;
 	/* md: room for two 128 KiB slots makes the area a ring */

@@ -57,7 +57,6 @@ struct r45_ppl_log {
 	unsigned int entries;		/* recs the next header would carry */
 	unsigned int pp_pages;		/* their partial parities */
 	bool busy;
-	bool volatile_members;		/* a member has a write cache */
 	sector_t start;			/* the area, on the member */
 	sector_t next;			/* where the next header goes */
 	unsigned int entry_space;	/* bytes of partial parity per header */
@@ -68,8 +67,13 @@ struct r45_ppl_log {
 	struct r45_ppl_rec *hdr_recs[PPL_HDR_MAX_ENTRIES];
 	unsigned int hdr_nr;
 	struct page *header;
-	struct bio bio;
+	struct bio bio;			/* header + partial parities, or
+					 * one of them (two steps) */
 	struct bio_vec vecs[1 + PPL_MAX_PP];
+	struct bio bio2;		/* the other, in two steps */
+	struct bio_vec vecs2[PPL_MAX_PP];
+	struct work_struct step_work;	/* submits bio2 */
+	int step_err;			/* the first step's error */
 	struct r45_ppl_rec recs[PPL_HDR_MAX_ENTRIES];
 };
 

@@ -50,7 +50,7 @@ POINTS times:
      flight are read to learn what landed.
 
 CRASH_WC=1: the disks are null_blk devices with a cache (made here,
-/dev/nullb40 on, 8 MiB; the caller removes them), so that the members
+8 MiB each, configfs nullb/r45wc<I>; the caller removes them), so that the members
 report a volatile write cache, the array flushes them and the partial
 parity log carries written entries until those flushes: that path runs.
 (The crash loses nothing a flush would have saved: what is shown is
@@ -80,7 +80,7 @@ MD = MODE.startswith("md")
 PPL = MODE not in ("raid45", "ppl-late", "rebuild-torn")  # writes logged
 PARITY = 2 if TYPE.startswith("raid6") else 1
 WC = os.environ.get("CRASH_WC") == "1"  # members with a volatile cache
-WC_INDEX = 40                 # their null_blk devices: /dev/nullb40...
+WC_DEVS = {}                  # their null_blk devices, by member
 DEV_SECTORS = 2 * 2048        # array data per member
 # md modes: 64 KiB chunks and 16 KiB blocks, so that md's log entries
 # cover runs of stripes (pp_size below the chunk); raid45 modes: 4 KiB
@@ -131,7 +131,7 @@ def write_cache(dev):
 def disk_dev(i):
     """The "disk" under eI: a ramdisk, or (WC) a null_blk device with a
     cache, made here (ramdisks cannot claim one)."""
-    return "/dev/nullb%d" % (WC_INDEX + i) if WC else "/dev/ram%d" % i
+    return WC_DEVS[i] if WC else "/dev/ram%d" % i
 
 
 def make_cached_disks():
@@ -142,11 +142,16 @@ def make_cached_disks():
     for i in range(N + 1):
         d = "%s/nullb/r45wc%d" % (cfs, i)
         os.mkdir(d)
-        for attr, val in (("index", WC_INDEX + i), ("size", 8),
-                          ("memory_backed", 1), ("cache_size", 1),
-                          ("power", 1)):
+        for attr, val in (("size", 8), ("memory_backed", 1),
+                          ("cache_size", 1), ("power", 1)):
             with open("%s/%s" % (d, attr), "w") as f:
                 f.write(str(val))
+        # named after the directory (Linux 6.0 on), nullb<index> before
+        with open(d + "/index") as f:
+            index = int(f.read())
+        WC_DEVS[i] = "/dev/r45wc%d" % i
+        if not os.path.isdir("/sys/block/r45wc%d" % i):
+            WC_DEVS[i] = "/dev/nullb%d" % index
     sh("udevadm", "settle")
     for i in range(N + 1):
         if not os.path.exists(disk_dev(i)):
