@@ -123,8 +123,9 @@ def delay_table(i, delay):
 
 
 def write_cache(dev):
-    name = os.path.basename(os.path.realpath(dev))
-    with open("/sys/block/%s/queue/write_cache" % name) as f:
+    rdev = os.stat(dev).st_rdev
+    with open("/sys/dev/block/%d:%d/queue/write_cache" %
+              (os.major(rdev), os.minor(rdev))) as f:
         return f.read().strip()
 
 
