@@ -95,7 +95,13 @@
  *    header and end the chain at the lap's first, long done, whose
  *    replay would make parity from partial parities that later writes
  *    made stale.  Otherwise one bio: a tear loses only new entries,
- *    whose stripes never went out.
+ *    whose stripes never went out, or it rewrites in place the header
+ *    at the area's start (a small area, or the first header after an
+ *    empty one: reset_log), whose entries are all done and whose
+ *    stripes' later batches are in the header being written, not yet
+ *    out (rule 4): what of its partial parity still checks out is as
+ *    it was.  (The replay reads a header in the last 4 KiB too, which
+ *    md's walk does not: md's own writer may put one there.)
  */
 
 static struct r45_ppl_log *log_of(struct r45_ppl *ppl, unsigned int i)
@@ -309,10 +315,15 @@ static void step_work(struct work_struct *work)
 	struct r45_ppl_log *log = container_of(work, struct r45_ppl_log,
 					       step_work);
 
-	if (log->step_err || r45_member_is_failed(log->ppl->a, log->idx))
+	if (log->step_err) {
+		/* the first step's error, as the one bio would have ended */
+		log->bio2.bi_status = errno_to_blk_status(log->step_err);
+		bio_endio(&log->bio2);
+	} else if (r45_member_is_failed(log->ppl->a, log->idx)) {
 		bio_io_error(&log->bio2);
-	else
+	} else {
 		submit_bio(&log->bio2);
+	}
 }
 
 /* The first step is on the device (or failed): the second may go. */
@@ -323,16 +334,6 @@ static void step_endio(struct bio *bio)
 	log->step_err = blk_status_to_errno(bio->bi_status);
 	bio_uninit(bio);
 	queue_work(log->ppl->wq, &log->step_work);
-}
-
-/* The log write's second bio ends as the one bio would have. */
-static void step2_endio(struct bio *bio)
-{
-	struct r45_ppl_log *log = bio->bi_private;
-
-	if (log->step_err && !bio->bi_status)
-		bio->bi_status = errno_to_blk_status(log->step_err);
-	header_endio(bio);
 }
 
 static void init_log_bio(struct r45_ppl_log *log, struct bio *bio,
@@ -405,6 +406,9 @@ static void submit_header(struct r45_ppl_log *log, sector_t need)
 	 */
 	for (i = 0; i < n; i++)
 		n_pp += !!log->hdr_recs[i]->pp;
+	/* rule 3 held it: a header in place carries no earlier entry */
+	WARN_ON_ONCE(carried_pp && (wrap || !log->multi ||
+				    sector == log->start));
 	if (wrap) {
 		init_log_bio(log, &log->bio, log->vecs, 1, sector,
 			     n_pp ? step_endio : header_endio);
@@ -412,13 +416,13 @@ static void submit_header(struct r45_ppl_log *log, sector_t need)
 		if (n_pp)
 			init_log_bio(log, &log->bio2, log->vecs2,
 				     ARRAY_SIZE(log->vecs2), sector + hdr,
-				     step2_endio);
+				     header_endio);
 		pp = &log->bio2;
 	} else if (carried_pp) {
 		init_log_bio(log, &log->bio, log->vecs, ARRAY_SIZE(log->vecs),
 			     sector + hdr, step_endio);
 		init_log_bio(log, &log->bio2, log->vecs2, 1, sector,
-			     step2_endio);
+			     header_endio);
 		__bio_add_page(&log->bio2, log->header, PAGE_SIZE, 0);
 		pp = &log->bio;
 	} else {
