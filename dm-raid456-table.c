@@ -192,7 +192,8 @@ static int parse_raid_params(struct r45_table *t, struct dm_arg_set *as,
  * The words that may stand between the raid parameters and #raid_devs,
  * in any order, each once: "locking none" (the interface's), and [ext]
  * "start_dirty_degraded" (activate although a crash left regions out of
- * sync and a member is missing: dm-raid456.c), "ppl ..." and "shrink"
+ * sync and a member is missing: dm-raid456.c), "ppl ...", "journal_dev
+ * <dev>", "journal_mode <mode>" and "shrink"
  * (a reload may make the running array shorter: dm-raid456.c,
  * check_resize).  How many words option @word takes, or 0 if it is none.
  */
@@ -206,7 +207,43 @@ static unsigned int option_words(const char *word)
 		return 4;
 	if (!strcmp(word, "shrink"))
 		return 1;
+	if (!strcmp(word, "journal_dev") || !strcmp(word, "journal_mode"))
+		return 2;
 	return 0;
+}
+
+/*
+ * [ext] "journal_dev <dev>": a write journal on its own device
+ * (raid5/journal.c); "journal_mode writethrough", dm-raid's words, the
+ * only mode so far (and the default).
+ */
+static int parse_journal(struct r45_table *t, const char *word,
+			 struct dm_arg_set *as, char **error)
+{
+	const char *val = dm_shift_arg(as);
+
+	if (!val) {
+		*error = "Missing journal_dev or journal_mode value";
+		return -EINVAL;
+	}
+	if (!strcmp(word, "journal_dev")) {
+		if (t->journal_path)
+			goto twice;
+		t->journal_path = val;
+		return 0;
+	}
+	if (t->journal_mode)
+		goto twice;
+	t->journal_mode = true;
+	if (!strcmp(val, "writethrough"))
+		return 0;
+	*error = !strcmp(val, "writeback") ?
+		 "journal_mode writeback is not supported yet" :
+		 "Invalid journal_mode (writethrough)";
+	return -EINVAL;
+twice:
+	*error = "Option given twice";
+	return -EINVAL;
 }
 
 /*
@@ -262,6 +299,11 @@ static int parse_options(struct r45_table *t, struct dm_arg_set *as,
 			if (t->shrink)
 				goto twice;
 			t->shrink = true;
+			continue;
+		}
+		if (!strncmp(word, "journal_", 8)) {
+			if (parse_journal(t, word, as, error))
+				return -EINVAL;
 			continue;
 		}
 		if (!strcmp(word, "ppl")) {
@@ -424,6 +466,8 @@ static int parse_rest(struct r45_table *t, struct dm_arg_set as, int type,
 	t->missing = 0;
 	t->start_dirty_degraded = false;
 	t->ppl = false;
+	t->journal_path = NULL;
+	t->journal_mode = false;
 	memset(t->paths, 0, sizeof(t->paths));
 	if (parse_raid_params(t, &as, &chunk, error) ||
 	    parse_options(t, &as, error) ||
@@ -432,6 +476,14 @@ static int parse_rest(struct r45_table *t, struct dm_arg_set as, int type,
 		return -EINVAL;
 	if (t->ppl && r45_type_parity_disks(type) != 1) {
 		*error = "A partial parity log needs RAID4 or RAID5";
+		return -EINVAL;
+	}
+	if (t->journal_mode && !t->journal_path) {
+		*error = "journal_mode without journal_dev";
+		return -EINVAL;
+	}
+	if (t->journal_path && t->ppl) {
+		*error = "A journal and a partial parity log exclude each other";
 		return -EINVAL;
 	}
 	return 0;

@@ -36,6 +36,7 @@ struct raid45 {
 	bool log_owned;			/* by the array's region hash */
 	int log_sync;			/* the log's sync word as created */
 	bool read_only;			/* a read-only table: writes nothing */
+	struct dm_dev *journal_dev;	/* journal_dev <dev>, or NULL */
 	struct dm_dev *log_dev;		/* a disk log's device, read here: for
 					 * a crash's record at activation, and
 					 * as a read-only table's whole log */
@@ -93,6 +94,8 @@ static void raid45_free(struct raid45 *rs)
 		dm_dirty_log_destroy(rs->log);
 	if (rs->log_dev)
 		dm_put_device(rs->ti, rs->log_dev);
+	if (rs->journal_dev)
+		dm_put_device(rs->ti, rs->journal_dev);
 	for (i = 0; i < rs->t.nr_devs; i++)
 		if (rs->devs[i])
 			dm_put_device(rs->ti, rs->devs[i]);
@@ -399,6 +402,25 @@ static int get_devices(struct raid45 *rs, char **error)
 				return r;
 		}
 	}
+	if (t->journal_path) {
+		r = dm_get_device(rs->ti, t->journal_path,
+				  dm_table_get_mode(rs->ti->table),
+				  &rs->journal_dev);
+		if (r) {
+			*error = "Journal device lookup failure";
+			return r;
+		}
+		for (i = 0; i < t->nr_devs; i++)
+			if (rs->devs[i] &&
+			    rs->devs[i]->bdev == rs->journal_dev->bdev) {
+				*error = "The journal device is a member";
+				return -EINVAL;
+			}
+		if (bdev_logical_block_size(rs->journal_dev->bdev) > 4096) {
+			*error = "Journal logical block size above 4096 bytes";
+			return -EINVAL;
+		}
+	}
 	/*
 	 * See cut_discard.  Not with regions smaller than a row: every row
 	 * would be cut into bios that rarely meet in one batch.
@@ -608,7 +630,8 @@ static int check_dirty_degraded(struct raid45 *rs, char **error)
 	 * The partial parity log's replay makes every interrupted stripe
 	 * right again, if it was on during the last run: its areas say so.
 	 */
-	vouched = a->ppl && r45_ppl_vouches(a, t->dev_to_init);
+	vouched = (a->ppl && r45_ppl_vouches(a, t->dev_to_init)) ||
+		  r45_journal_vouches(a);
 	/*
 	 * The trust owner reads the crash's record: TORN regions (none when
 	 * the log vouches), and whether the log is of another region count.
@@ -689,6 +712,15 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		else
 			r45_array_set_member(rs->array, i, rs->devs[i]->bdev,
 					     t->offsets[i]);
+	if (rs->journal_dev && !rs->read_only) {
+		const char *why;
+
+		r = r45_journal_init(rs->array, rs->journal_dev->bdev, &why);
+		if (r) {
+			ti->error = (char *)why;
+			goto bad;
+		}
+	}
 	if (t->ppl && !rs->read_only) {
 		r = r45_ppl_init(rs->array, t->ppl_offset, t->ppl_size,
 				 t->ppl_signature);
@@ -764,11 +796,12 @@ static void raid45_dtr(struct dm_target *ti)
 {
 	struct raid45 *rs = ti->private;
 
-	if (rs->array && rs->array->ppl && rs->resumed && !rs->replaced &&
-	    !rs->suspend_killed) {
+	if (rs->array && (rs->array->ppl || rs->array->journal) &&
+	    rs->resumed && !rs->replaced && !rs->suspend_killed) {
 		unsigned int noio = memalloc_noio_save();
 
 		r45_ppl_close(rs->array);
+		r45_journal_close(rs->array);
 		memalloc_noio_restore(noio);
 	}
 	raid45_free(rs);
@@ -1160,7 +1193,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&a->read_errors_fixed),
 		       (unsigned long long)r45_trust_unprotected(a),
 		       atomic64_read(&a->unsafe_reads),
-		       a->ppl ? "ppl" : "-");
+		       a->ppl ? "ppl" : !a->journal ? "-" :
+		       r45_journal_failed(a) ? "journal-failed" : "journal");
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),
@@ -1214,6 +1248,9 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 			       (long long)rs->t.ppl_offset,
 			       (unsigned long long)rs->t.ppl_size,
 			       rs->t.ppl_signature);
+		if (rs->journal_dev)
+			DMEMIT(" journal_dev %s journal_mode writethrough",
+			       rs->journal_dev->name);
 		DMEMIT(" %u %d", rs->t.nr_devs, rs->t.dev_to_init);
 		for (i = 0; i < rs->t.nr_devs; i++)
 			if (member_missing(rs, i))
@@ -1582,7 +1619,8 @@ static void raid45_postsuspend(struct dm_target *ti)
 	 */
 	noio = memalloc_noio_save();
 	/* no member I/O outlives a suspend (raid5/stripe.c, ppl.c) */
-	if (r45_wait_rewrites(rs->array) || r45_ppl_quiesce(rs->array)) {
+	if (r45_wait_rewrites(rs->array) || r45_ppl_quiesce(rs->array) ||
+	    r45_journal_quiesce(rs->array)) {
 		suspend_killed(rs, "postsuspend");
 		r45_array_resume(rs->array);
 		memalloc_noio_restore(noio);
@@ -1591,6 +1629,7 @@ static void raid45_postsuspend(struct dm_target *ti)
 	r45_sync_flush_log(rs->array);
 	/* every logged stripe is on the members: the logs are emptied */
 	r45_ppl_suspend(rs->array);
+	r45_journal_suspend(rs->array);
 	if (rs->log->type->postsuspend)
 		rs->log->type->postsuspend(rs->log);
 	memalloc_noio_restore(noio);
@@ -1666,6 +1705,8 @@ static void first_resume(struct raid45 *rs)
 	/* a table without the predecessor's log: its areas stop vouching */
 	if (old && !a->ppl)
 		r45_ppl_invalidate(old->array);
+	if (old && !a->journal)
+		r45_journal_close(old->array);
 	/*
 	 * What user space acknowledged: a reload keeps the predecessor's
 	 * acknowledgements, and a member the new table changes (names
@@ -1699,6 +1740,11 @@ static void first_resume(struct raid45 *rs)
 		r45_ppl_takeover(a, old->array);
 	else if (a->ppl)
 		r45_ppl_replay(a);
+	/* the journal: the same, every record written again (journal-replay.c) */
+	if (a->journal && old)
+		r45_journal_takeover(a, old->array);
+	else if (a->journal)
+		r45_journal_replay(a);
 }
 
 /*
@@ -1723,6 +1769,7 @@ static void before_log_resume(struct raid45 *rs)
 	if (old->suspend_killed) {
 		r45_array_suspend(old->array);
 		r45_ppl_quiesce(old->array);
+		r45_journal_quiesce(old->array);
 		old->suspend_killed = false;
 	}
 	/* the same log device, written by both tables */

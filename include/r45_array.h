@@ -23,6 +23,7 @@
 struct dm_region_hash;
 struct task_struct;
 struct r45_ppl;
+struct r45_journal;
 
 #define R45_STRIPE_SECTORS	8	/* one page per member per stripe */
 #define R45_STRIPE_BYTES	(R45_STRIPE_SECTORS << SECTOR_SHIFT)
@@ -251,6 +252,8 @@ struct r45_array {
 	/* partial parity log (raid5/ppl.c), or NULL */
 	bool has_ppl;			/* stripes carry a partial parity page */
 	struct r45_ppl *ppl;
+	/* write journal (raid5/journal.c), or NULL */
+	struct r45_journal *journal;
 };
 
 /*
@@ -367,6 +370,18 @@ bool r45_ppl_vouches(struct r45_array *a, int skip);
 void r45_ppl_invalidate(struct r45_array *a);
 void r45_ppl_close(struct r45_array *a);
 int r45_ppl_quiesce(struct r45_array *a);
+
+/* raid5/journal.c, journal-replay.c */
+int r45_journal_init(struct r45_array *a, struct block_device *bdev,
+		     const char **why);
+void r45_journal_exit(struct r45_array *a);
+bool r45_journal_vouches(struct r45_array *a);
+int r45_journal_replay(struct r45_array *a);
+void r45_journal_takeover(struct r45_array *a, struct r45_array *old);
+int r45_journal_quiesce(struct r45_array *a);
+void r45_journal_suspend(struct r45_array *a);
+void r45_journal_close(struct r45_array *a);
+bool r45_journal_failed(struct r45_array *a);
 
 /* raid5/parity.c */
 void r45_compute_parity(const struct r45_geom *g,

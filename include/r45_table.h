@@ -42,6 +42,8 @@ struct r45_table {
 	u64 ppl_size;			/* sectors */
 	u32 ppl_signature;
 	bool shrink;			/* a reload may shorten the array */
+	const char *journal_path;	/* journal_dev <dev>, or NULL */
+	bool journal_mode;		/* journal_mode <mode> was given */
 
 	/* <#raid_devs> <dev_to_init> <dev_path> <offset>... */
 	unsigned int nr_devs;

@@ -105,6 +105,7 @@ void r45_array_destroy(struct r45_array *a)
 	destroy_workqueue(a->submit_wq);
 	/* the log's last flushes end before the members are let go */
 	r45_ppl_exit(a);
+	r45_journal_exit(a);
 	if (!r45_cache_exit(a)) {
 		/*
 		 * A stripe still in use (r45_cache_exit warned): the array is

@@ -1198,7 +1198,19 @@ static void ppl_prepare(struct r45_stripe *sh, unsigned long touched,
 }
 
 /*
- * A stripe parked by the partial parity log: still waiting (true), or
+ * Log a batch before it goes to the members: on the partial parity log,
+ * or in the journal (journal.c).  True: the stripe is parked until then.
+ */
+static bool log_batch(struct r45_stripe *sh)
+{
+	if (sh->a->ppl)
+		return r45_ppl_log(sh);
+	return sh->a->journal && r45_journal_log(sh);
+}
+
+/*
+ * A stripe parked by the partial parity log or the journal: still
+ * waiting (true), or
  * logged (its batch goes to the members now), or to be logged again (it
  * found no log write free).  False when nothing of that is the case.
  */
@@ -1210,9 +1222,9 @@ static bool ppl_resume(struct r45_stripe *sh, const struct stripe_ctx *c)
 		return true;
 	go = test_and_clear_bit(R45_STRIPE_PPL_GO, &sh->state);
 	if (test_and_clear_bit(R45_STRIPE_PPL_RETRY, &sh->state)) {
-		if (r45_ppl_log(sh))
+		if (log_batch(sh))
 			return true;
-		go = true;	/* its parity member failed: not logged */
+		go = true;	/* not logged: parity member or journal failed */
 	}
 	if (!go)
 		return false;
@@ -1246,6 +1258,8 @@ static void handle_stripe(struct r45_stripe *sh)
 			return;
 		if (sh->ppl_rec)
 			r45_ppl_written(sh);
+		if (sh->jrec)
+			r45_journal_written(sh);
 		finish_batch(sh, dead ? BLK_STS_IOERR : BLK_STS_OK);
 	}
 
@@ -1357,11 +1371,11 @@ static void handle_stripe(struct r45_stripe *sh)
 	} else if (test_bit(R45_STRIPE_FUA, &sh->state)) {
 		op |= REQ_FUA;
 	}
-	/* the partial parity log first: the batch waits for its write */
-	if (a->ppl) {
+	/* the log first: the batch waits for its write */
+	if (a->ppl || a->journal) {
 		sh->wmask = mask;
 		sh->wop = op;
-		if (r45_ppl_log(sh))
+		if (log_batch(sh))
 			return;
 	}
 	/*

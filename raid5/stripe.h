@@ -64,6 +64,7 @@ struct r45_stripe {
 	/* the partial parity log (ppl.c), when the array has one */
 	struct page *pp;		/* partial parity of the batch */
 	struct r45_ppl_rec *ppl_rec;	/* its entry in the log */
+	struct r45_jrec *jrec;		/* or its record in the journal */
 	struct list_head ppl_node;	/* on the log's waiting list */
 	sector_t ppl_sector;		/* array sector of the first modified
 					 * data block */
@@ -98,7 +99,11 @@ enum {
 struct r45_ppl_rec;
 bool r45_ppl_log(struct r45_stripe *sh);
 void r45_ppl_written(struct r45_stripe *sh);
-/* raid5/stripe.c, for ppl.c: a parked stripe is handled again */
+/* raid5/journal.c, for stripe.c (parks stripes as the PPL does) */
+struct r45_jrec;
+bool r45_journal_log(struct r45_stripe *sh);
+void r45_journal_written(struct r45_stripe *sh);
+/* raid5/stripe.c, for ppl.c and journal.c: a parked stripe is handled again */
 void r45_ppl_wake(struct r45_stripe *sh, int bit);
 
 #endif
