@@ -20,6 +20,10 @@ POINTS times:
                   activation refused; it is then forced
                   (start_dirty_degraded);
        ppl        the same with a partial parity log: accepted;
+       journal    the same with a write journal on disk N + 1 (its
+                  writes held 15 ms, lost at the crash as the members'),
+                  CRASH_LOST members missing (RAID6: 2): accepted, no
+                  block wrong, no EIO;
        ppl-late   written without a partial parity log, activated with
                   one whose areas hold no header (the log added after
                   the crash): it vouches for nothing, so refused then
@@ -77,7 +81,11 @@ PARCHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 MODE, TYPE = sys.argv[1], sys.argv[2]
 N, POINTS, SEED = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 MD = MODE.startswith("md")
-PPL = MODE not in ("raid45", "ppl-late", "rebuild-torn")  # writes logged
+JOURNAL = MODE == "journal"   # a write journal on disk N + 1
+PPL = MODE not in ("raid45", "ppl-late", "rebuild-torn", "journal")
+# journal mode: members lost at each activation (RAID6: 1 or 2)
+LOST = int(os.environ.get("CRASH_LOST", "1"))
+NDISKS = N + 1 + JOURNAL      # members, the disk log, the journal
 PARITY = 2 if TYPE.startswith("raid6") else 1
 WC = os.environ.get("CRASH_WC") == "1"  # members with a volatile cache
 WC_DEVS = {}                  # their null_blk devices, by member
@@ -109,15 +117,21 @@ def sh(*cmd):
                           text=True).stdout
 
 
+def disk_size(i):
+    """Members, the disk log (N), the journal (N + 1: 8 MiB)."""
+    return str(layout["disk"] if i < N else
+               2048 + DEV_SECTORS if i == N else 16384)
+
+
 def disk_table(i, error=False):
-    size = str(layout["disk"] if i < N else 2048 + DEV_SECTORS)
+    size = disk_size(i)
     if error:
         return ["0", size, "error"]
     return ["0", size, "linear", disk_dev(i), "0"]
 
 
 def delay_table(i, delay):
-    size = str(layout["disk"] if i < N else 2048 + DEV_SECTORS)
+    size = disk_size(i)
     return ["0", size, "delay", node("e%d" % i), "0", "0", node("e%d" % i),
             "0", str(delay)]
 
@@ -140,7 +154,7 @@ def make_cached_disks():
     cfs = "/sys/kernel/config"
     if not os.path.isdir(cfs + "/nullb"):
         sh("mount", "-t", "configfs", "configfs", cfs)
-    for i in range(N + 1):
+    for i in range(NDISKS):
         d = "%s/nullb/r45wc%d" % (cfs, i)
         os.mkdir(d)
         for attr, val in (("size", 8), ("memory_backed", 1),
@@ -154,7 +168,7 @@ def make_cached_disks():
         if not os.path.isdir("/sys/block/r45wc%d" % i):
             WC_DEVS[i] = "/dev/nullb%d" % index
     sh("udevadm", "settle")
-    for i in range(N + 1):
+    for i in range(NDISKS):
         if not os.path.exists(disk_dev(i)):
             sys.exit("CRASH_WC: no %s" % disk_dev(i))
 
@@ -165,7 +179,7 @@ def setup_rig():
         # array flushes them, and the log carries written entries until
         # the flush
         make_cached_disks()
-    for i in range(N + 1):
+    for i in range(NDISKS):
         dm.create("e%d" % i, disk_table(i))
         dm.create("d%d" % i, delay_table(i, 0))
     if WC and write_cache(node("d0")) != "write back":
@@ -177,6 +191,10 @@ def set_delays():
     for i in range(N):
         dm.run("load", "d%d" % i, *delay_table(i, 40 * i))
         dm.run("resume", "d%d" % i)
+    if JOURNAL:
+        # the journal's writes in flight are lost at the crash too
+        dm.run("load", "d%d" % (N + 1), *delay_table(N + 1, 15))
+        dm.run("resume", "d%d" % (N + 1))
 
 
 def members():
@@ -201,10 +219,14 @@ def table(missing=-1, force=False, core=False, ppl=PPL, rebuild=-1):
     if ppl:
         w += ["ppl", str(layout["ppl"][0]), str(layout["ppl"][1]),
               "0x%08x" % layout["signature"]]
+    if JOURNAL:
+        w += ["journal_dev", node("d%d" % (N + 1)), "journal_mode",
+              "writethrough"]
     w += [str(N), str(rebuild)]
+    lost = {missing} if isinstance(missing, int) else set(missing)
     for i in range(N):
-        w += ["-", "-"] if i == missing else [node("d%d" % i),
-                                              str(layout["offset"])]
+        w += ["-", "-"] if i in lost else [node("d%d" % i),
+                                           str(layout["offset"])]
     return w
 
 
@@ -320,6 +342,8 @@ def replayed():
     for line in sh("dmesg").splitlines():
         if "partial parity log:" in line and "entries replayed" in line:
             n += int(line.split("partial parity log:")[1].split()[0])
+        if "journal:" in line and "records replayed" in line:
+            n += int(line.split("journal:")[1].split()[0])
     return n
 
 
@@ -418,24 +442,24 @@ def crash():
     table line can flag: in that mode (CRASH_SWITCH=1, kept for
     diagnosis) 88's ppl raid5_la case twice saw 1 wrong block; in the
     atomic mode it saw none in 5 seeded runs and the CI runs since."""
-    for i in range(N + 1):
+    for i in range(NDISKS):
         dm.run("load", "e%d" % i, *disk_table(i, True))
     crashed.set()
-    for i in range(N + 1):
+    for i in range(NDISKS):
         if os.environ.get("CRASH_SWITCH"):     # diagnosis: the old way
             break
         dm.run("suspend-noflush", "e%d" % i)
-    for i in range(N + 1):
+    for i in range(NDISKS):
         dm.run("resume", "e%d" % i)
 
 
 def restore():
     """The disks back: nothing a delay still holds may land on them."""
-    for i in range(N + 1):
+    for i in range(NDISKS):
         # a suspend of the delay sends what it holds on to the dm-error
         dm.run("suspend", "d%d" % i)
         dm.run("resume", "d%d" % i)
-    for i in range(N + 1):
+    for i in range(NDISKS):
         dm.run("load", "e%d" % i, *disk_table(i))
         dm.run("resume", "e%d" % i)
 
@@ -829,13 +853,16 @@ def one_point(k, dev):
     else:
         core = MODE == "md-crash"
         late = MODE == "ppl-late" or PPL
+        if JOURNAL:
+            missing = [(k + j) % N for j in range(LOST)]
         if not try_create(table(missing, core=core, ppl=late)):
-            if PPL:
-                raise SystemExit("point %d: activation with PPL refused" % k)
+            if PPL or JOURNAL:
+                raise SystemExit("point %d: activation with the log "
+                                 "refused" % k)
             refused = forced = True
             if not try_create(table(missing, force=True, ppl=late)):
                 raise SystemExit("point %d: forced activation refused" % k)
-        note = "member %d missing, %s" % (
+        note = "members %s missing, %s" % (
             missing, "refused then forced" if refused else "accepted")
         wrong, eio = check_blocks(node(ARRAY), forced)
         unsafe = int(ext(status_words(), 6))
@@ -911,7 +938,7 @@ def main():
     vacuous = None
     if MODE in ("raid45", "ppl-late") and not refusals:
         vacuous = "no activation was refused: no crash left a region dirty"
-    elif MODE in ("ppl", "md-crash") and not n:
+    elif MODE in ("ppl", "md-crash", "journal") and not n:
         vacuous = "no log entry was replayed"
     elif MODE == "rebuild-torn" and not any(rebuild_left):
         vacuous = "no rebuild met a region the crash left torn"
