@@ -599,6 +599,8 @@ static int own_strings(struct r45_table *t, char **error)
 		size += strlen(t->log_argv[i]) + 1;
 	for (i = 0; i < t->nr_devs; i++)
 		size += strlen(t->paths[i]) + 1;
+	if (t->journal_path)
+		size += strlen(t->journal_path) + 1;
 	p = kmalloc(size, GFP_KERNEL);
 	if (!p) {
 		*error = "Cannot allocate the table's strings";
@@ -616,6 +618,11 @@ static int own_strings(struct r45_table *t, char **error)
 		memcpy(p, t->paths[i], n);
 		t->paths[i] = p;
 		p += n;
+	}
+	if (t->journal_path) {
+		n = strlen(t->journal_path) + 1;
+		memcpy(p, t->journal_path, n);
+		t->journal_path = p;
 	}
 	return 0;
 }

@@ -1193,8 +1193,8 @@ static void raid45_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&a->read_errors_fixed),
 		       (unsigned long long)r45_trust_unprotected(a),
 		       atomic64_read(&a->unsafe_reads),
-		       a->ppl ? "ppl" : !a->journal ? "-" :
-		       r45_journal_failed(a) ? "journal-failed" : "journal");
+		       a->ppl ? "ppl" : a->journal ? r45_journal_status(a) :
+		       "-");
 		if (rs->statistics)
 			DMEMIT(" stats %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			       atomic64_read(&a->stats.reads),

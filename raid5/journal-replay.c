@@ -443,11 +443,11 @@ static int start_log(struct r45_journal *j)
 	j->seq += J_SEQ_GAP;
 	j->dtail = j->head;
 	j->dtail_seq = j->seq;
-	r = r45_journal_write_sb(j, j->failed ? J_STATE_FAILED : J_STATE_OPEN,
-				 j->head, j->seq);
-	if (r)
-		j->failed = true;
-	j->sb_failed = j->failed;
+	r = r45_journal_write_sb(j, J_STATE_OPEN, j->head, j->seq);
+	if (r) {
+		DMERR("journal: cannot be started: writes fail until a table without it or with another is loaded");
+		j->state = J_RUN_DEAD;
+	}
 	return r;
 }
 
@@ -482,10 +482,9 @@ int r45_journal_replay(struct r45_array *a)
 		r = -ENOMEM;
 	}
 	if (r) {
-		DMERR("journal: cannot be replayed (%d): every region stays untrusted until a resync, the journal is failed",
+		DMERR("journal: cannot be replayed (%d): every region stays untrusted until a resync",
 		      r);
 		a->ops->untrust(a, 0, a->geom.dev_sectors * a->geom.data_disks);
-		j->failed = true;
 	} else {
 		j->head = w->pos;
 		j->seq = w->seq;
@@ -497,15 +496,22 @@ int r45_journal_replay(struct r45_array *a)
 	}
 	if (w)
 		walk_free(w);
-	start_log(j);
+	/* an unreadable journal is not written either (its records may be
+	 * read again by the next activation, if the device comes back) */
+	if (r >= 0)
+		start_log(j);
+	else
+		j->state = J_RUN_DEAD;
 	return r;
 }
 
 /*
  * A reload: the predecessor's suspend left its log empty with every
- * batch on the members (r45_journal_suspend).  On the same device the
- * log goes on from its head (a failed journal stays failed); otherwise
- * the device starts a new log.  Nothing is replayed.
+ * batch on the members (r45_journal_suspend), or its superblock FAILED
+ * (writes went on without it), or it was dead (no write went on).  On
+ * the same device the log goes on from its head, anew: nothing behind
+ * the head is replayed any more, so a failed journal is in use again;
+ * otherwise the device starts a new log.  Nothing is replayed.
  */
 void r45_journal_takeover(struct r45_array *a, struct r45_array *old)
 {
@@ -518,7 +524,6 @@ void r45_journal_takeover(struct r45_array *a, struct r45_array *old)
 		j->size = o->size;
 		j->head = o->head;
 		j->seq = o->seq;
-		j->failed = o->failed;
 	}
 	start_log(j);
 }
@@ -532,18 +537,12 @@ void r45_journal_suspend(struct r45_array *a)
 {
 	struct r45_journal *j = a->journal;
 
-	if (!j)
-		return;
-	if (j->failed) {
-		if (!j->sb_failed)
-			r45_journal_write_sb(j, J_STATE_FAILED, j->dtail,
-					     j->dtail_seq);
-		j->sb_failed = true;
-		return;
-	}
+	if (!j || j->state != J_RUN_OK)
+		return;		/* failed: its superblock says so; dead */
 	r45_journal_flush_members(a);
 	if (r45_journal_write_sb(j, J_STATE_OPEN, j->head, j->seq)) {
-		j->failed = j->sb_failed = true;
+		/* the old tail stays: what it covers is on the members */
+		DMERR("journal: cannot be emptied at the suspend");
 		return;
 	}
 	j->dtail = j->head;
@@ -559,9 +558,8 @@ void r45_journal_close(struct r45_array *a)
 {
 	struct r45_journal *j = a->journal;
 
-	if (!j)
-		return;
-	if (r45_journal_write_sb(j, j->failed ? J_STATE_FAILED :
-				 J_STATE_CLOSED, j->head, j->seq))
+	if (!j || j->state == J_RUN_FAILED)
+		return;		/* FAILED: vouches for nothing either */
+	if (r45_journal_write_sb(j, J_STATE_CLOSED, j->head, j->seq))
 		DMERR("journal: cannot be closed: wipe its first 4 KiB before a table uses it again");
 }

@@ -35,11 +35,16 @@
  *     record that landed behind a torn one at the crash carries a number
  *     the next walk never expects.
  *
- * A journal write that fails makes the journal failed (md's
- * write-through: the array goes on without the hole closure): stripes
- * go to the members unjournaled, the superblock is marked failed (its
- * records are stale from then on and are never replayed), and the
- * status says so.
+ * A journal write that fails: every journaled batch is held (none goes
+ * to the members) until the superblock says FAILED.  Then the batches go
+ * to the members unjournaled (the write hole is open again; the status
+ * says "journal-failed"), and nothing in the journal is ever replayed: a
+ * later replay of it would write stale records over what went on
+ * without it.  If the superblock cannot be written either, nothing can
+ * keep a later table from replaying the journal, should the device come
+ * back: then, as md does with a faulty journal, writes fail with EIO
+ * ("journal-dead") until a table without the journal, or with another,
+ * is loaded.  Reads go on in both cases.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -78,67 +83,117 @@ static sector_t ring_used(struct r45_journal *j)
 }
 
 /*
- * Start a reclaim (j->lock held) when the superblock's tail lags behind
- * done records and the ring is a quarter full, or a stripe waits for
- * room.  Returns true when the caller must queue it.
+ * Start a reclaim (j->lock held): when the journal is failing (the
+ * superblock must say so first), or when the superblock's tail lags
+ * behind done records and the ring is a quarter full or a stripe waits
+ * for room.  Returns true when the caller must queue it.
  */
 static bool want_reclaim(struct r45_journal *j)
 {
 	u64 seq;
 
-	if (j->reclaiming || (!j->failed && mem_tail(j, &seq) == j->dtail))
+	if (j->reclaiming)
 		return false;
-	if (j->failed ? j->sb_failed :
-	    ring_used(j) < j->size / 4 && list_empty(&j->waiting))
+	if (j->state != J_RUN_FAILING &&
+	    (j->state != J_RUN_OK || mem_tail(j, &seq) == j->dtail ||
+	     (ring_used(j) < j->size / 4 && list_empty(&j->waiting))))
 		return false;
 	j->reclaiming = true;
 	atomic_inc(&j->busy);
 	return true;
 }
 
-/* Stripes parked for room, told to log again (or to go, failed). */
-static void retry_waiting(struct list_head *list)
+static void wake_list(struct list_head *list, int bit)
 {
 	struct r45_stripe *sh, *tmp;
 
 	list_for_each_entry_safe(sh, tmp, list, ppl_node) {
 		list_del_init(&sh->ppl_node);
-		r45_ppl_wake(sh, R45_STRIPE_PPL_RETRY);
+		r45_ppl_wake(sh, bit);
 	}
 }
 
 /*
+ * The stripes of records whose writes ended that may go now (j->lock
+ * held), into @go: J1 in log order up to the first record still under
+ * way; none while the journal is failing; once failed (or dead), every
+ * record whose write ended, in any order (nothing of it will be
+ * replayed), to be written (failed: unjournaled) or failed (dead).
+ * Returns the stripes' wake bit.
+ */
+static int collect_go(struct r45_journal *j, struct list_head *go)
+{
+	struct r45_jrec *rec;
+
+	if (j->state == J_RUN_FAILING)
+		return 0;
+	list_for_each_entry(rec, &j->live, node) {
+		if (!rec->durable) {
+			if (j->state == J_RUN_OK)
+				break;
+			continue;
+		}
+		if (rec->go)
+			continue;
+		rec->go = true;
+		list_add_tail(&rec->sh->ppl_node, go);
+	}
+	return j->state == J_RUN_DEAD ? R45_STRIPE_PPL_FAIL : R45_STRIPE_PPL_GO;
+}
+
+/*
+ * Let go what collect_go() finds, and the stripes waiting for room (they
+ * log again, or find the journal failed or dead).  The last touch of the
+ * journal: a stripe let go may finish and free the journal's last rec.
+ */
+static void release(struct r45_journal *j, struct list_head *go, int bit,
+		    struct list_head *retry, bool kick)
+{
+	if (kick)
+		queue_work(j->wq, &j->reclaim_work);
+	wake_list(retry, R45_STRIPE_PPL_RETRY);
+	wake_list(go, bit);
+}
+
+/*
  * J2: move the superblock's tail to the oldest record not done, the
- * members flushed first; or record that the journal failed.  A member
- * whose flush fails is failed (its writes may not be durable), as a
- * member whose write fails.
+ * members flushed first.  Or, failing: record in the superblock that
+ * the journal failed, so that nothing in it is ever replayed, before a
+ * batch goes to the members unjournaled; if the superblock cannot be
+ * written either, batches fail from now on (md: no write without the
+ * journal it cannot mark failed), or a later replay of the journal,
+ * should the device come back, would write stale records over them.
  */
 static void reclaim_work(struct work_struct *work)
 {
 	struct r45_journal *j = container_of(work, struct r45_journal,
 					     reclaim_work);
-	bool failed, kick;
 	sector_t tail;
 	LIST_HEAD(retry);
+	LIST_HEAD(go);
+	bool kick;
 	u64 seq;
-	int r;
+	int r, bit;
 
 	spin_lock_irq(&j->lock);
 	tail = mem_tail(j, &seq);
-	failed = j->failed;
 	spin_unlock_irq(&j->lock);
-	if (failed) {
-		if (!j->sb_failed) {
-			j->sb_failed = true;
-			r45_journal_write_sb(j, J_STATE_FAILED, j->dtail,
-					     j->dtail_seq);
-		}
-	} else {
+	if (j->state == J_RUN_FAILING) {
+		r = r45_journal_write_sb(j, J_STATE_FAILED, j->dtail,
+					 j->dtail_seq);
+		spin_lock_irq(&j->lock);
+		j->state = r ? J_RUN_DEAD : J_RUN_FAILED;
+		spin_unlock_irq(&j->lock);
+		if (r)
+			DMERR("journal: failed and its superblock cannot be written: writes fail until a table without it or with another is loaded");
+		else
+			DMERR("journal: failed: writes go on without it, the write hole is open again (a reload with the journal starts it anew)");
+	} else if (j->state == J_RUN_OK) {
 		r45_journal_flush_members(j->a);
 		r = r45_journal_write_sb(j, J_STATE_OPEN, tail, seq);
 		spin_lock_irq(&j->lock);
 		if (r) {
-			j->failed = true;
+			j->state = J_RUN_FAILING;	/* reclaimed again */
 		} else {
 			j->dtail = tail;
 			j->dtail_seq = seq;
@@ -148,66 +203,40 @@ static void reclaim_work(struct work_struct *work)
 	spin_lock_irq(&j->lock);
 	j->reclaiming = false;
 	list_splice_init(&j->waiting, &retry);
+	bit = collect_go(j, &go);
 	kick = want_reclaim(j);
 	spin_unlock_irq(&j->lock);
-	retry_waiting(&retry);
-	if (kick)
-		queue_work(j->wq, &j->reclaim_work);
+	release(j, &go, bit, &retry, kick);
 	j_put(j, 1);
-}
-
-/* J1: the stripes of durable records, in log order up to the first
- * record still under way (j->lock held). */
-static void collect_go(struct r45_journal *j, struct list_head *go)
-{
-	struct r45_jrec *rec;
-
-	list_for_each_entry(rec, &j->live, node) {
-		if (!rec->durable)
-			break;
-		if (rec->go)
-			continue;
-		rec->go = true;
-		list_add_tail(&rec->sh->ppl_node, go);
-	}
 }
 
 static void rec_endio(struct bio *bio)
 {
 	struct r45_jrec *rec = bio->bi_private;
 	struct r45_journal *j = rec->j;
-	struct r45_stripe *sh, *tmp;
 	bool failed = bio->bi_status, kick = false;
 	unsigned long flags;
+	int bit = R45_STRIPE_PPL_GO;
 	LIST_HEAD(retry);
 	LIST_HEAD(go);
 
 	if (failed)
-		DMERR_LIMIT("journal write error %d at sector %llu: the journal is failed, writes go on without it",
+		DMERR_LIMIT("journal write error %d at sector %llu",
 			    blk_status_to_errno(bio->bi_status),
 			    (unsigned long long)bio->bi_iter.bi_sector);
 	spin_lock_irqsave(&j->lock, flags);
-	if (failed && !j->failed) {
-		j->failed = true;
-		list_splice_init(&j->waiting, &retry);
+	if (failed && j->state == J_RUN_OK) {
+		j->state = J_RUN_FAILING;
 		kick = want_reclaim(j);
 	}
 	if (atomic_dec_and_test(&rec->pending)) {
 		rec->durable = true;
-		collect_go(j, &go);
+		bit = collect_go(j, &go);
 	}
 	spin_unlock_irqrestore(&j->lock, flags);
-	retry_waiting(&retry);
-	if (kick)
-		queue_work(j->wq, &j->reclaim_work);
-	/* last: a stripe let go may finish and free the journal's last rec */
-	list_for_each_entry_safe(sh, tmp, &go, ppl_node) {
-		list_del_init(&sh->ppl_node);
-		r45_ppl_wake(sh, R45_STRIPE_PPL_GO);
-	}
+	release(j, &go, bit, &retry, kick);
 }
 
-/* The record's pages at its ring positions: one bio, two if it wraps. */
 static void submit_rec(struct r45_jrec *rec, struct page **pages,
 		       unsigned int np)
 {
@@ -314,11 +343,11 @@ static unsigned int build_rec(struct r45_jrec *rec, struct r45_stripe *sh,
 /*
  * Journal a stripe whose batch is ready to go out (parity computed; the
  * members to write in sh->wmask) and park it (R45_STRIPE_PPL_WAIT) until
- * its record and every earlier one are durable (J1).  Returns false when
- * the journal is failed: the batch goes to the members at once.  The
- * lane's context.
+ * its record and every earlier one are durable (J1): 1.  0 when the
+ * journal failed (the batch goes to the members at once), -EIO when it
+ * is dead (the batch fails).  The lane's context.
  */
-bool r45_journal_log(struct r45_stripe *sh)
+int r45_journal_log(struct r45_stripe *sh)
 {
 	struct r45_journal *j = sh->a->journal;
 	const struct r45_geom *g = &sh->a->geom;
@@ -334,21 +363,22 @@ bool r45_journal_log(struct r45_stripe *sh)
 	data = sh->wmask & ~parity & (BIT(g->raid_disks) - 1);
 	blocks = 1 + hweight_long(data) + g->parity_disks;
 	spin_lock_irq(&j->lock);
-	if (j->failed) {
+	if (j->state == J_RUN_FAILED || j->state == J_RUN_DEAD) {
 		spin_unlock_irq(&j->lock);
-		return false;
+		return j->state == J_RUN_DEAD ? -EIO : 0;
 	}
 	atomic_inc(&sh->count);		/* r45_ppl_wake puts it */
 	set_bit(R45_STRIPE_PPL_WAIT, &sh->state);
 	/* J3: room between the head and the superblock's tail */
-	if (!list_empty(&j->waiting) || list_empty(&j->free) ||
+	if (j->state == J_RUN_FAILING || !list_empty(&j->waiting) ||
+	    list_empty(&j->free) ||
 	    ring_used(j) + (blocks + 1) * J_BLOCK > j->size) {
 		list_add_tail(&sh->ppl_node, &j->waiting);
 		kick = want_reclaim(j);
 		spin_unlock_irq(&j->lock);
 		if (kick)
 			queue_work(j->wq, &j->reclaim_work);
-		return true;
+		return 1;
 	}
 	rec = list_first_entry(&j->free, struct r45_jrec, node);
 	list_move_tail(&rec->node, &j->live);
@@ -362,7 +392,7 @@ bool r45_journal_log(struct r45_stripe *sh)
 	atomic_inc(&j->busy);
 	spin_unlock_irq(&j->lock);
 	submit_rec(rec, pages, build_rec(rec, sh, data, pages));
-	return true;
+	return 1;
 }
 
 /*
@@ -394,16 +424,24 @@ void r45_journal_written(struct r45_stripe *sh)
 		list_splice_init(&j->waiting, &retry);
 	kick = want_reclaim(j);
 	spin_unlock_irq(&j->lock);
-	retry_waiting(&retry);
+	wake_list(&retry, R45_STRIPE_PPL_RETRY);
 	if (kick)
 		queue_work(j->wq, &j->reclaim_work);
 	if (freed)
 		j_put(j, freed);
 }
 
-bool r45_journal_failed(struct r45_array *a)
+/* The status word: "journal", or how it failed. */
+const char *r45_journal_status(struct r45_array *a)
 {
-	return a->journal && READ_ONCE(a->journal->failed);
+	switch (READ_ONCE(a->journal->state)) {
+	case J_RUN_OK:
+		return "journal";
+	case J_RUN_DEAD:
+		return "journal-dead";
+	default:
+		return "journal-failed";
+	}
 }
 
 static bool j_idle(struct r45_journal *j)
@@ -455,6 +493,7 @@ struct r45_journal *r45_journal_alloc(struct r45_array *a,
 	INIT_WORK(&j->reclaim_work, reclaim_work);
 	j->wq = alloc_workqueue("raid45_journal", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				0);
+	j->state = J_RUN_OK;
 	j->sb_page = alloc_page(GFP_KERNEL);
 	j->recs = kvcalloc(J_RECS, sizeof(*j->recs), GFP_KERNEL);
 	if (!j->wq || !j->sb_page || !j->recs)

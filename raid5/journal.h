@@ -51,6 +51,14 @@ struct r45_jsb {
 	__le32 csum;
 } __packed;
 
+/*
+ * How the journal runs (journal.c, "A journal write that fails"):
+ * J_RUN_FAILING holds every journaled batch until the superblock says
+ * FAILED (then J_RUN_FAILED: batches go to the members unjournaled) or
+ * cannot be written (J_RUN_DEAD: batches fail with EIO, md's rule).
+ */
+enum j_run_state { J_RUN_OK, J_RUN_FAILING, J_RUN_FAILED, J_RUN_DEAD };
+
 /* One stripe batch in the journal (a meta block of its own). */
 struct r45_jrec {
 	struct list_head node;		/* j->live in log order, or j->free */
@@ -61,7 +69,8 @@ struct r45_jrec {
 	unsigned int blocks;		/* meta + payload pages */
 	u64 seq;
 	atomic_t pending;		/* bios under way */
-	bool durable;			/* on the journal (or failed there) */
+	bool durable;			/* its write ended (j->state says
+					 * whether it failed) */
 	bool go;			/* its stripe was let go */
 	bool done;			/* its batch is on the members */
 	struct bio bio;			/* the record */
@@ -85,9 +94,7 @@ struct r45_journal {
 	u64 seq;			/* its sequence number */
 	sector_t dtail;			/* the superblock's tail */
 	u64 dtail_seq;
-	bool failed;			/* a journal write failed: writes go
-					 * to the members unjournaled */
-	bool sb_failed;			/* that is recorded (or tried) */
+	int state;			/* enum j_run_state */
 	bool reclaiming;
 	int sb_state;			/* read at the table load */
 	atomic_t busy;			/* records and reclaims under way */

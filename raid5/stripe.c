@@ -1199,13 +1199,32 @@ static void ppl_prepare(struct r45_stripe *sh, unsigned long touched,
 
 /*
  * Log a batch before it goes to the members: on the partial parity log,
- * or in the journal (journal.c).  True: the stripe is parked until then.
+ * or in the journal (journal.c).  1: the stripe is parked until then;
+ * 0: not logged, the batch goes now; -EIO: the batch fails (a dead
+ * journal).
  */
-static bool log_batch(struct r45_stripe *sh)
+static int log_batch(struct r45_stripe *sh)
 {
 	if (sh->a->ppl)
 		return r45_ppl_log(sh);
-	return sh->a->journal && r45_journal_log(sh);
+	return sh->a->journal ? r45_journal_log(sh) : 0;
+}
+
+/*
+ * A batch that may not be written (a dead journal): it fails, and the
+ * cache forgets every block (the pages hold the batch, the members do
+ * not), so that the next reader reads the members.
+ */
+static void fail_unwritten(struct r45_stripe *sh)
+{
+	unsigned int i;
+
+	for (i = 0; i < sh->a->geom.raid_disks; i++)
+		clear_bit(R45_DEV_UPTODATE, &sh->dev[i].flags);
+	if (sh->jrec)
+		r45_journal_written(sh);
+	finish_batch(sh, BLK_STS_IOERR);
+	queue_stripe(sh);	/* writes that came meanwhile */
 }
 
 /*
@@ -1218,12 +1237,23 @@ static bool ppl_resume(struct r45_stripe *sh, const struct stripe_ctx *c)
 {
 	bool go;
 
+	int r;
+
 	if (test_bit_acquire(R45_STRIPE_PPL_WAIT, &sh->state))
 		return true;
 	go = test_and_clear_bit(R45_STRIPE_PPL_GO, &sh->state);
+	if (test_and_clear_bit(R45_STRIPE_PPL_FAIL, &sh->state)) {
+		fail_unwritten(sh);
+		return true;
+	}
 	if (test_and_clear_bit(R45_STRIPE_PPL_RETRY, &sh->state)) {
-		if (log_batch(sh))
+		r = log_batch(sh);
+		if (r > 0)
 			return true;
+		if (r < 0) {
+			fail_unwritten(sh);
+			return true;
+		}
 		go = true;	/* not logged: parity member or journal failed */
 	}
 	if (!go)
@@ -1373,9 +1403,14 @@ static void handle_stripe(struct r45_stripe *sh)
 	}
 	/* the log first: the batch waits for its write */
 	if (a->ppl || a->journal) {
+		int r;
+
 		sh->wmask = mask;
 		sh->wop = op;
-		if (log_batch(sh))
+		r = log_batch(sh);
+		if (r < 0)
+			fail_unwritten(sh);
+		if (r)
 			return;
 	}
 	/*

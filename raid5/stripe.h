@@ -91,6 +91,7 @@ enum {
 	R45_STRIPE_PPL_WAIT,	/* its batch waits for its log write */
 	R45_STRIPE_PPL_GO,	/* logged: write the batch (wmask, wop) */
 	R45_STRIPE_PPL_RETRY,	/* found no log write: log it again */
+	R45_STRIPE_PPL_FAIL,	/* the journal is dead: fail the batch */
 };
 
 #define R45_FULL_COVER ((1U << R45_STRIPE_SECTORS) - 1)
@@ -101,7 +102,7 @@ bool r45_ppl_log(struct r45_stripe *sh);
 void r45_ppl_written(struct r45_stripe *sh);
 /* raid5/journal.c, for stripe.c (parks stripes as the PPL does) */
 struct r45_jrec;
-bool r45_journal_log(struct r45_stripe *sh);
+int r45_journal_log(struct r45_stripe *sh);
 void r45_journal_written(struct r45_stripe *sh);
 /* raid5/stripe.c, for ppl.c and journal.c: a parked stripe is handled again */
 void r45_ppl_wake(struct r45_stripe *sh, int bit);

@@ -63,6 +63,75 @@ print(sum(1 for o in range(4096, len(data), 4096)
 done
 echo "ok journal: raid6 and raid5 verified, parity right"
 
+# Bad journal words and devices are refused and change nothing.
+t6=$(mk raid6_zr $((N - 2)) journal_dev $J)
+expect_fail "journal_mode writeback" dmsetup create r45j --table \
+	"$(mk raid6_zr $((N - 2)) journal_dev $J journal_mode writeback)"
+dmesg | tail -n 5 | grep -q "journal_mode writeback is not supported yet" ||
+	die "writeback: no reason in the kernel log"
+expect_fail "journal on a member" dmsetup create r45j --table "$(mk raid6_zr $((N - 2)) journal_dev /dev/ram0)"
+dmsetup create jsmall --table "0 1024 linear $J 0" || die "jsmall"
+expect_fail "journal too small" dmsetup create r45j --table "$(mk raid6_zr $((N - 2)) journal_dev /dev/mapper/jsmall)"
+dmsetup remove jsmall
+# a superblock with raid45's magic and a wrong checksum: refused, not
+# taken for a new journal (that would lose what it holds)
+dmsetup create r45j --table "$t6" && dmsetup remove r45j || die "create for the damage test"
+printf '\xff' | dd of=$J bs=1 seek=40 conv=notrunc status=none
+sync
+before=$(dd if=$J bs=4096 count=1 iflag=direct status=none | md5sum)
+expect_fail "damaged journal superblock" dmsetup create r45j --table "$t6"
+[ "$(dd if=$J bs=4096 count=1 iflag=direct status=none | md5sum)" = "$before" ] ||
+	die "a refused table changed the journal superblock"
+fill_dev $J 1 /dev/zero
+
+# The journal fails under writes.  Its ring turns to dm-error, its
+# superblock still takes writes: the superblock says FAILED, writes go
+# on unjournaled ("journal-failed"), the data stays right.  A reload with
+# the journal back starts it anew ("journal").
+for i in $(seq 0 $N); do fill_dev /dev/ram$i $mib /dev/zero; done
+jt() { # <ring target words>: the journal device, superblock kept
+	echo "0 8 linear $J 0
+8 $((mib * 2048 - 8)) $*"
+}
+dmsetup create jw --table "$(jt linear $J 8)" || die "jw"
+dmsetup create r45j --table "$(mk raid6_zr $((N - 2)) journal_dev /dev/mapper/jw)" ||
+	die "create over jw"
+run_fio --verify_fatal=1 --size=4m
+dmsetup load jw --table "$(jt error)" && dmsetup suspend jw && dmsetup resume jw ||
+	die "jw to error"
+run_fio --verify_fatal=1 --size=4m --offset=4m
+[ "$(ext_word r45j 7)" = journal-failed ] || die "status after the ring failed: $(dmsetup status r45j)"
+[ "$(jsb_word 12 u4 4)" = 3 ] || die "superblock not FAILED: $(jsb_word 12 u4 4)"
+dmsetup load jw --table "$(jt linear $J 8)" && dmsetup suspend jw && dmsetup resume jw ||
+	die "jw back"
+tbl=$(dmsetup table r45j)
+dmsetup suspend r45j && dmsetup load r45j --table "$tbl" && dmsetup resume r45j ||
+	die "reload with the journal back"
+[ "$(ext_word r45j 7)" = journal ] || die "status after the reload: $(dmsetup status r45j)"
+run_fio --verify_only --size=4m
+run_fio --verify_only --size=4m --offset=4m
+# the whole journal device fails: the superblock cannot say FAILED, so
+# writes fail (md's rule; a later replay could write stale records over
+# them), reads go on
+dmsetup load jw --table "0 $((mib * 2048)) error" && dmsetup suspend jw && dmsetup resume jw ||
+	die "jw all error"
+if dd if=/dev/urandom of=/dev/mapper/r45j bs=4k count=1 seek=5000 oflag=direct status=none 2>/dev/null; then
+	die "a write succeeded with a dead journal"
+fi
+[ "$(ext_word r45j 7)" = journal-dead ] || die "status, journal dead: $(dmsetup status r45j)"
+run_fio --verify_only --size=4m
+# a table without the journal takes over
+dmsetup load r45j --table "$(mk raid6_zr $((N - 2)))" && dmsetup suspend r45j &&
+	dmsetup resume r45j || die "reload without the journal"
+[ "$(ext_word r45j 7)" = - ] || die "status without the journal: $(dmsetup status r45j)"
+run_fio --verify_fatal=1 --size=4m --offset=8m
+run_fio --verify_only --size=4m
+dmsetup remove r45j && dmsetup remove jw || die "remove"
+"$PARCHECK" -t raid6_zr -c 64 -o 2048 -n $((per_dev / 64)) \
+	$(for i in $(seq 0 $((N - 1))); do echo /dev/ram$i; done) >/tmp/pc ||
+	{ cat /tmp/pc; die "parity-check after the journal failures"; }
+echo "ok journal failures: failed goes on, dead refuses writes, bad input refused"
+
 # The write hole closed for RAID6 (issue 34): crash-harness.py crashes
 # the array mid-writes (members and the journal each keep their own
 # prefix of the writes in flight), activates it with one, then two

@@ -152,6 +152,16 @@ static void test_valid(void)
 		     3 * 64, &t, &err) && t.ppl && t.ppl_offset == 128 &&
 	      t.ppl_signature == 7 && t.geom.raid4_parity == 3,
 	      "ppl on dmraid's raid4: %s", err);
+	/* [ext] a write journal */
+	CHECK(!parse("core 2 64 nosync raid6_zr 1 64 journal_dev /dev/j journal_mode writethrough 5 -1 " D4 " /dev/e 0",
+		     3 * 64, &t, &err) && t.journal_path &&
+	      !strcmp(t.journal_path, "/dev/j") && t.journal_mode,
+	      "journal: %s", err);
+	CHECK(!parse("core 2 64 nosync raid5_ls 1 64 locking none journal_dev /dev/j 4 -1 " D4,
+		     3 * 64, &t, &err) && t.journal_path && !t.journal_mode,
+	      "journal without a mode: %s", err);
+	CHECK(!parse("core 2 64 nosync raid5_ls 1 64 4 -1 " D4, 3 * 64, &t, &err) &&
+	      !t.journal_path, "no journal: %s", err);
 	/* [ext] shrink: a reload may make the array shorter */
 	CHECK(!parse("core 2 64 nosync raid5_ls 1 64 shrink locking none 4 -1 " D4,
 		     3 * 64, &t, &err) && t.shrink && !t.start_dirty_degraded,
@@ -237,6 +247,12 @@ static void test_invalid(void)
 		{ "core 2 1024 nosync raid5_ls 1 64 ppl x 2048 1 4 -1 " D4, 192, "Invalid ppl parameters" },
 		{ "core 2 1024 nosync raid5_ls 1 64 ppl 0 2048 0x100000000 4 -1 " D4, 192, "Invalid ppl parameters" },
 		{ "core 2 1024 nosync raid5_ls 1 64 ppl 0 2048 1 ppl 0 2048 1 4 -1 " D4, 192, "Option given twice" },
+		{ "core 2 1024 nosync raid5_ls 1 64 journal_dev /dev/j journal_mode writeback 4 -1 " D4, 192, "journal_mode writeback is not supported yet" },
+		{ "core 2 1024 nosync raid5_ls 1 64 journal_dev /dev/j journal_mode always 4 -1 " D4, 192, "Invalid journal_mode" },
+		{ "core 2 1024 nosync raid5_ls 1 64 journal_mode writethrough 4 -1 " D4, 192, "journal_mode without journal_dev" },
+		{ "core 2 1024 nosync raid5_ls 1 64 journal_dev /dev/j journal_dev /dev/k 4 -1 " D4, 192, "Option given twice" },
+		{ "core 2 1024 nosync raid5_ls 1 64 journal_dev /dev/j ppl -4080 2048 1 4 -1 " D4, 192, "A journal and a partial parity log exclude each other" },
+		{ "core 2 1024 nosync raid5_ls 1 64 journal_dev", 192, "Missing journal_dev or journal_mode value" },
 		{ "core 2 1024 nosync raid5_ls 1 64 2 -1 /dev/a 0 /dev/b 0", 192, "Invalid number of raid devices (RAID4/5" },
 		{ "core 2 1024 nosync raid5_ls 1 64 33 -1 " D4, 192, "Invalid number of raid devices (RAID4/5" },
 		{ "core 2 1024 nosync raid6_nc 1 64 3 -1 /dev/a 0 /dev/b 0 /dev/c 0", 192, "Invalid number of raid devices (RAID6" },
