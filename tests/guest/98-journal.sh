@@ -1,6 +1,6 @@
 #!/bin/bash
-# kernels: 6.12
-# cost: 120
+# kernels: 7
+# cost: 700
 # Issue 34, part 1: the write journal (write-through) in use.  RAID6 and
 # RAID5 with journal_dev: fio verify with mixed sizes, the status says
 # "journal", the table prints the journal words back and loads again,
