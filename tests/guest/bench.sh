@@ -27,7 +27,8 @@
 # ("seqwrite randwrite") and PPL_DELAYS ("0 2": the PPL rows again with
 # every member behind dm-delay, in ms, where the log write's latency is
 # a disk's and not a memory copy's; on kernels before 6.8 only, see
-# polls() below).
+# polls() below); J_GEOMS, J_WORKLOADS, J_DELAYS the same for the write
+# journal's rows.
 . "$(dirname "$0")/lib.sh"
 load_module
 modprobe raid456
@@ -285,6 +286,82 @@ for geom in ${PPL_GEOMS-5:4:64 5:6:64}; do
 			"$(median "${cpu[raid45ppl.$w]}")" "$(median "${cpu[mdppl.$w]}")"
 		echo "$w ppl per round: r45${bw[raid45.$w]} / r45ppl${bw[raid45ppl.$w]} / mdppl${bw[mdppl.$w]}" \
 			>>"$out/ppl-$N-$delay.rounds"
+	done
+	unset bw cpu
+done
+done
+
+# ---- the write journal (issue 34): raid45 without a journal, with one
+# (write-through), md with one (--write-journal, write-through), on the
+# same members, the journal on /dev/ram5 (never delayed: the shape
+# people deploy, a fast journal before slow members); J_GEOMS (default
+# RAID5 4 members and RAID6 5, chunk 64), J_DELAYS ("0 2", as
+# PPL_DELAYS), J_WORKLOADS ("seqwrite randwrite").  Write-back mode is
+# not there yet: no rows for it. ----
+JDEV=/dev/ram5
+mk_raid45j() {
+	local t d
+	dd if=/dev/zero of=$JDEV bs=4k count=1 oflag=direct status=none
+	t="0 $len raid45 core 2 8192 nosync $r45type 1 $CHUNK journal_dev $JDEV $N -1"
+	for d in "${devs[@]}"; do t+=" $d 2048"; done
+	dmsetup create b_raid45 --table "$t" || return 1
+	echo /dev/mapper/b_raid45
+}
+mk_mdj() {
+	mdadm --zero-superblock $JDEV >/dev/null 2>&1
+	mdadm --create /dev/md0 --run --quiet --assume-clean --level="$LEVEL" \
+		--layout=$md_layout --chunk=$((CHUNK / 2)) --raid-devices=$N \
+		--write-journal $JDEV "${devs[@]}" >/dev/null 2>&1 || return 1
+	echo /dev/md0
+}
+j_workloads=${J_WORKLOADS-seqwrite randwrite}
+j_types=(raid45 raid45j mdj)
+for delay in ${J_DELAYS-0 2}; do
+if [ "$delay" -gt 0 ] && polls "$delay"; then
+	echo
+	echo "== journal rows with dm-delay $delay ms left out: dm-delay polls for delays under 50 ms on $(uname -r) (run them with KVER=6.1.0-...)"
+	continue
+fi
+for geom in ${J_GEOMS-5:4:64 6:5:64}; do
+	set_geom "$geom" default
+	[ "$N" -le 5 ] || die "bench: J_GEOMS $geom: at most 5 members (ram5 is the journal)"
+	raw=("${devs[@]}")
+	declare -A bw=() cpu=()
+	for r in $(seq "$ROUNDS"); do
+		for i in 0 1 2; do
+			t=${j_types[(i + r - 1) % 3]}
+			rm_all
+			for d in "${raw[@]}"; do mdadm --zero-superblock "$d" >/dev/null 2>&1; done
+			mk_delayed "$delay" || die "bench: dm-delay over the members"
+			if ! dev=$(mk_$t); then
+				echo "bench: cannot create $t for journal $geom" >&2
+				for w in $j_workloads; do bw[$t.$w]+=" 0"; cpu[$t.$w]+=" 0"; done
+				continue
+			fi
+			for w in $j_workloads; do
+				# shellcheck disable=SC2046
+				set -- $(run_fio "$dev" $((len / 2048 / 2)) $(workload_args $w))
+				bw[$t.$w]+=" $1"
+				cpu[$t.$w]+=" $2"
+			done
+		done
+	done
+	rm_all
+	echo
+	dly=""
+	[ "$delay" -gt 0 ] && dly=", members behind dm-delay $delay ms"
+	echo "== journal (write-through, on a ramdisk): RAID$LEVEL, $N members, chunk $CHUNK sectors$dly ($ROUNDS rounds of ${RUNTIME} s; MiB/s medians)"
+	printf '%-10s %8s %8s %8s  %-22s %-22s %15s\n' workload raid45 r45+j md+j \
+		"r45+j/md+j [spread]" "r45+j/r45 [spread]" "CPU s/GiB r45+j md+j"
+	for w in $j_workloads; do
+		read -r rm rl rh <<<"$(spread "$(ratios "${bw[raid45j.$w]}" "${bw[mdj.$w]}")")"
+		read -r cm cl ch <<<"$(spread "$(ratios "${bw[raid45j.$w]}" "${bw[raid45.$w]}")")"
+		printf '%-10s %8s %8s %8s  %4.2f [%4.2f-%4.2f]        %4.2f [%4.2f-%4.2f]        %7.2f %7.2f\n' \
+			"$w" "$(median "${bw[raid45.$w]}")" "$(median "${bw[raid45j.$w]}")" \
+			"$(median "${bw[mdj.$w]}")" "$rm" "$rl" "$rh" "$cm" "$cl" "$ch" \
+			"$(median "${cpu[raid45j.$w]}")" "$(median "${cpu[mdj.$w]}")"
+		echo "$w journal per round: r45${bw[raid45.$w]} / r45j${bw[raid45j.$w]} / mdj${bw[mdj.$w]}" \
+			>>"$out/journal-$LEVEL-$N-$delay.rounds"
 	done
 	unset bw cpu
 done
