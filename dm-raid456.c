@@ -416,6 +416,7 @@ static int get_devices(struct raid45 *rs, char **error)
 				*error = "The journal device is a member";
 				return -EINVAL;
 			}
+
 		if (bdev_logical_block_size(rs->journal_dev->bdev) > 4096) {
 			*error = "Journal logical block size above 4096 bytes";
 			return -EINVAL;
@@ -698,6 +699,12 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = create_log(rs, &ti->error);
 	if (r)
 		goto bad;
+	if (rs->journal_dev && rs->log_dev &&
+	    rs->log_dev->bdev == rs->journal_dev->bdev) {
+		ti->error = "The journal device is the log device";
+		r = -EINVAL;
+		goto bad;
+	}
 
 	rs->array = r45_array_create(&t->geom, t->stripes,
 				     t->ppl && !rs->read_only, raid45_event, rs);
@@ -1705,7 +1712,9 @@ static void first_resume(struct raid45 *rs)
 	/* a table without the predecessor's log: its areas stop vouching */
 	if (old && !a->ppl)
 		r45_ppl_invalidate(old->array);
-	if (old && !a->journal)
+	if (old && old->array->journal &&
+	    (!a->journal || !rs->journal_dev || !old->journal_dev ||
+	     rs->journal_dev->bdev != old->journal_dev->bdev))
 		r45_journal_close(old->array);
 	/*
 	 * What user space acknowledged: a reload keeps the predecessor's

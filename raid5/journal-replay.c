@@ -102,6 +102,10 @@ int r45_journal_write_sb(struct r45_journal *j, int state, sector_t tail,
 	sb->log_size = cpu_to_le64(j->size);
 	sb->tail = cpu_to_le64(tail);
 	sb->seq = cpu_to_le64(seq);
+	sb->type = cpu_to_le32(j->a->geom.type);
+	sb->raid_disks = cpu_to_le32(j->a->geom.raid_disks);
+	sb->chunk_sectors = cpu_to_le32(j->a->geom.chunk_sectors);
+	sb->dev_sectors = cpu_to_le64(j->a->geom.dev_sectors);
 	sb->csum = cpu_to_le32(sb_csum(sb));
 	r = page_io(j->bdev, 0, j->sb_page,
 		    REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH | REQ_FUA);
@@ -140,6 +144,10 @@ int r45_journal_init(struct r45_array *a, struct block_device *bdev,
 	}
 	sb = page_address(j->sb_page);
 	r = -EINVAL;
+	if (dev < J_BLOCK + J_MIN_SECTORS) {
+		*why = "The journal device is too small (at least 1 MiB after its 4 KiB superblock)";
+		goto fail;
+	}
 	if (le64_to_cpu(sb->magic) != J_SB_MAGIC) {
 		/* a new journal: every earlier content is foreign */
 		generate_random_uuid(j->uuid);
@@ -164,6 +172,19 @@ int r45_journal_init(struct r45_array *a, struct block_device *bdev,
 		    j->size % J_BLOCK || j->dtail >= j->size ||
 		    j->dtail % J_BLOCK) {
 			*why = "The journal superblock does not fit the device";
+			goto fail;
+		}
+		/*
+		 * Records to replay are of the array they were written for:
+		 * one of another geometry would write them to the wrong
+		 * places (a journal without records is taken over).
+		 */
+		if (j->sb_state == J_STATE_OPEN &&
+		    (le32_to_cpu(sb->type) != a->geom.type ||
+		     le32_to_cpu(sb->raid_disks) != a->geom.raid_disks ||
+		     le32_to_cpu(sb->chunk_sectors) != a->geom.chunk_sectors ||
+		     le64_to_cpu(sb->dev_sectors) != a->geom.dev_sectors)) {
+			*why = "The journal is open for another array geometry (wipe its first 4 KiB to start it anew)";
 			goto fail;
 		}
 	}
@@ -433,16 +454,26 @@ static void walk_free(struct j_walk *w)
 }
 
 /*
- * The log starts empty at the head, J_SEQ_GAP on (J4), the table's
- * superblock OPEN: from now on the journal covers this table's run.
+ * The log starts empty at the head, the table's superblock OPEN: from
+ * now on the journal covers this table's run.  J4: the sequence goes on
+ * J_SEQ_GAP further, and the UUID (the checksums' seed) is a new one, so
+ * that no record written before, in any lap of the ring, is valid any
+ * more (a restart that did not walk the log does not know where it
+ * ended).  J2: what the members hold is flushed first (writes that went
+ * on without the journal, and records behind the old tail).
  */
 static int start_log(struct r45_journal *j)
 {
 	int r;
 
+	r45_journal_flush_members(j->a);
+	generate_random_uuid(j->uuid);
+	j->seed = ~0;
+	j_crc(&j->seed, j->uuid, sizeof(j->uuid));
 	j->seq += J_SEQ_GAP;
 	j->dtail = j->head;
 	j->dtail_seq = j->seq;
+	j->started = true;
 	r = r45_journal_write_sb(j, J_STATE_OPEN, j->head, j->seq);
 	if (r) {
 		DMERR("journal: cannot be started: writes fail until a table without it or with another is loaded");
@@ -470,7 +501,8 @@ int r45_journal_replay(struct r45_array *a)
 		return 0;
 	}
 	w = kzalloc(sizeof(*w), GFP_NOIO);
-	w->meta = w ? alloc_page(GFP_NOIO) : NULL;
+	if (w)
+		w->meta = alloc_page(GFP_NOIO);
 	if (w && w->meta) {
 		w->j = j;
 		w->pos = j->dtail;
@@ -497,7 +529,8 @@ int r45_journal_replay(struct r45_array *a)
 	if (w)
 		walk_free(w);
 	/* an unreadable journal is not written either (its records may be
-	 * read again by the next activation, if the device comes back) */
+	 * read again by the next activation, if the device comes back:
+	 * never started, nothing closes or restarts it) */
 	if (r >= 0)
 		start_log(j);
 	else
@@ -517,9 +550,12 @@ void r45_journal_takeover(struct r45_array *a, struct r45_array *old)
 {
 	struct r45_journal *j = a->journal, *o = old->journal;
 
+	if (o && o->bdev == j->bdev && !o->started) {
+		/* its replay failed: its records wait for one that works */
+		j->state = J_RUN_DEAD;
+		return;
+	}
 	if (o && o->bdev == j->bdev) {
-		memcpy(j->uuid, o->uuid, sizeof(j->uuid));
-		j->seed = o->seed;
 		j->start = o->start;
 		j->size = o->size;
 		j->head = o->head;
@@ -537,7 +573,7 @@ void r45_journal_suspend(struct r45_array *a)
 {
 	struct r45_journal *j = a->journal;
 
-	if (!j || j->state != J_RUN_OK)
+	if (!j || !j->started || j->state != J_RUN_OK)
 		return;		/* failed: its superblock says so; dead */
 	r45_journal_flush_members(a);
 	if (r45_journal_write_sb(j, J_STATE_OPEN, j->head, j->seq)) {
@@ -558,7 +594,7 @@ void r45_journal_close(struct r45_array *a)
 {
 	struct r45_journal *j = a->journal;
 
-	if (!j || j->state == J_RUN_FAILED)
+	if (!j || !j->started || j->state == J_RUN_FAILED)
 		return;		/* FAILED: vouches for nothing either */
 	if (r45_journal_write_sb(j, J_STATE_CLOSED, j->head, j->seq))
 		DMERR("journal: cannot be closed: wipe its first 4 KiB before a table uses it again");

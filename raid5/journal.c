@@ -30,10 +30,12 @@
  *     brief's: flush the members before the log calls anything clean).
  * J3. The ring never reuses the space between the superblock's tail and
  *     the head: a record is accepted only with room for it there.
- * J4. After a replay (and a reload), sequence numbers go on J_SEQ_GAP
- *     past the last valid block, more than records can be in flight: a
- *     record that landed behind a torn one at the crash carries a number
- *     the next walk never expects.
+ * J4. Whenever the log starts (after a replay, at a reload, after a
+ *     failure), the UUID that seeds every checksum is a new one: no
+ *     record of an earlier start, in any lap of the ring, can continue
+ *     a later walk (a record that landed behind a torn one at a crash;
+ *     old laps a restart without a walk did not see the end of).  The
+ *     sequence numbers also go on J_SEQ_GAP further (md's way).
  *
  * A journal write that fails: every journaled batch is held (none goes
  * to the members) until the superblock says FAILED.  Then the batches go
@@ -44,7 +46,10 @@
  * keep a later table from replaying the journal, should the device come
  * back: then, as md does with a faulty journal, writes fail with EIO
  * ("journal-dead") until a table without the journal, or with another,
- * is loaded.  Reads go on in both cases.
+ * is loaded.  Reads go on in both cases.  (Records that were durable
+ * when the journal died are replayed at the next activation although
+ * their writes failed with EIO: md does the same; a failed write's
+ * blocks may hold either contents.)
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -55,11 +60,19 @@
 
 #define DM_MSG_PREFIX "raid45"
 
+/*
+ * The last touch of the journal in a completion, under the waitqueue's
+ * lock: r45_journal_exit waits for the count to reach 0 and then takes
+ * that lock, so it cannot free the journal while this runs.
+ */
 static void j_put(struct r45_journal *j, int n)
 {
-	/* the last touch: a quiesce waiting for it may free the journal */
-	if (atomic_sub_and_test(n, &j->busy))
-		wake_up(&j->idle);
+	unsigned long flags;
+
+	spin_lock_irqsave(&j->idle.lock, flags);
+	if (atomic_sub_return(n, &j->busy) == 0)
+		wake_up_all_locked(&j->idle);
+	spin_unlock_irqrestore(&j->idle.lock, flags);
 }
 
 /* Where the superblock's tail may go now: the oldest record not done. */
@@ -173,14 +186,14 @@ static void reclaim_work(struct work_struct *work)
 	LIST_HEAD(go);
 	bool kick;
 	u64 seq;
-	int r, bit;
+	int r, bit, state;
 
 	spin_lock_irq(&j->lock);
 	tail = mem_tail(j, &seq);
+	state = j->state;
 	spin_unlock_irq(&j->lock);
-	if (j->state == J_RUN_FAILING) {
-		r = r45_journal_write_sb(j, J_STATE_FAILED, j->dtail,
-					 j->dtail_seq);
+	if (state == J_RUN_FAILING) {
+		r = r45_journal_write_sb(j, J_STATE_FAILED, j->head, j->seq);
 		spin_lock_irq(&j->lock);
 		j->state = r ? J_RUN_DEAD : J_RUN_FAILED;
 		spin_unlock_irq(&j->lock);
@@ -188,7 +201,7 @@ static void reclaim_work(struct work_struct *work)
 			DMERR("journal: failed and its superblock cannot be written: writes fail until a table without it or with another is loaded");
 		else
 			DMERR("journal: failed: writes go on without it, the write hole is open again (a reload with the journal starts it anew)");
-	} else if (j->state == J_RUN_OK) {
+	} else if (state == J_RUN_OK) {
 		r45_journal_flush_members(j->a);
 		r = r45_journal_write_sb(j, J_STATE_OPEN, tail, seq);
 		spin_lock_irq(&j->lock);
@@ -224,6 +237,7 @@ static void rec_endio(struct bio *bio)
 		DMERR_LIMIT("journal write error %d at sector %llu",
 			    blk_status_to_errno(bio->bi_status),
 			    (unsigned long long)bio->bi_iter.bi_sector);
+	bio_uninit(bio);	/* its blkg reference: the rec is reused */
 	spin_lock_irqsave(&j->lock, flags);
 	if (failed && j->state == J_RUN_OK) {
 		j->state = J_RUN_FAILING;

@@ -21,8 +21,8 @@
 /* records in flight: also the least sequence gap after a replay */
 #define J_RECS		64
 #define J_SEQ_GAP	1024
-/* the smallest log area: room for several records of the widest array */
-#define J_MIN_SECTORS	(4 * J_MAX_PAGES * J_BLOCK)
+/* the smallest log area (1 MiB): several records of the widest array */
+#define J_MIN_SECTORS	2048
 
 /*
  * raid45's journal superblock, the first 512 bytes of the journal device
@@ -48,6 +48,12 @@ struct r45_jsb {
 	__le64 log_size;	/* sectors, a multiple of J_BLOCK */
 	__le64 tail;		/* position of the oldest record to replay */
 	__le64 seq;		/* the sequence number it must carry */
+	/* the array it belongs to: its records are replayed only there */
+	__le32 type;		/* enum r45_type */
+	__le32 raid_disks;
+	__le32 chunk_sectors;
+	__le32 pad;
+	__le64 dev_sectors;
 	__le32 csum;
 } __packed;
 
@@ -97,6 +103,8 @@ struct r45_journal {
 	int state;			/* enum j_run_state */
 	bool reclaiming;
 	int sb_state;			/* read at the table load */
+	bool started;			/* replayed (or taken over): its
+					 * superblock may be written */
 	atomic_t busy;			/* records and reclaims under way */
 	wait_queue_head_t idle;
 	struct workqueue_struct *wq;

@@ -83,6 +83,20 @@ expect_fail "damaged journal superblock" dmsetup create r45j --table "$t6"
 [ "$(dd if=$J bs=4096 count=1 iflag=direct status=none | md5sum)" = "$before" ] ||
 	die "a refused table changed the journal superblock"
 fill_dev $J 1 /dev/zero
+# an open journal (as a crash leaves it) of another geometry is refused:
+# its records would be written to the wrong places
+dmsetup create r45j --table "$t6" && dmsetup suspend r45j || die "create for the geometry test"
+dd if=$J of=/tmp/jsb bs=4096 count=1 iflag=direct status=none
+dmsetup remove r45j || die "remove for the geometry test"
+dd if=/tmp/jsb of=$J bs=4096 count=1 oflag=direct status=none
+[ "$(jsb_word 12 u4 4)" = 2 ] || die "the saved superblock is not open"
+expect_fail "open journal of another geometry" dmsetup create r45j --table \
+	"$(mk raid5_la $((N - 1)) journal_dev $J)"
+dmesg | tail -n 5 | grep -q "open for another array geometry" || die "geometry: no reason logged"
+dmsetup create r45j --table "$t6" && dmsetup remove r45j || die "the same geometry takes it"
+expect_fail "journal on the log device" dmsetup create r45j --table \
+	"$(mk raid6_zr $((N - 2)) journal_dev $J | sed "s| core 2 512 nosync | disk 2 $J 512 |")"
+fill_dev $J 1 /dev/zero
 
 # The journal fails under writes.  Its ring turns to dm-error, its
 # superblock still takes writes: the superblock says FAILED, writes go
