@@ -218,8 +218,6 @@ mk_mdppl() {
 		--consistency-policy=ppl "${devs[@]}" >/dev/null 2>&1 || return 1
 	echo /dev/md0
 }
-ppl_workloads=${PPL_WORKLOADS-seqwrite randwrite}
-ppl_types=(raid45 raid45ppl mdppl)
 # mk_delayed <ms>: devs become dm-delay devices over the ramdisks (a
 # latency like a disk's on every member I/O, reads and writes), or the
 # ramdisks themselves for 0
@@ -240,56 +238,67 @@ mk_delayed() {
 polls() { local v; v=$(uname -r); v=${v%%-*}
 	[ "$1" -lt 50 ] && { [ "${v%%.*}" -gt 6 ] ||
 		{ [ "${v%%.*}" = 6 ] && [ "$(echo "$v" | cut -d. -f2)" -ge 8 ]; }; }; }
-for delay in ${PPL_DELAYS-0 2}; do
-if [ "$delay" -gt 0 ] && polls "$delay"; then
-	echo
-	echo "== PPL rows with dm-delay $delay ms left out: dm-delay polls for delays under 50 ms on $(uname -r) (run them with KVER=6.1.0-...)"
-	continue
-fi
-for geom in ${PPL_GEOMS-5:4:64 5:6:64}; do
-	set_geom "$geom" default
-	raw=("${devs[@]}")
-	declare -A bw=() cpu=()
-	for r in $(seq "$ROUNDS"); do
-		for i in 0 1 2; do
-			t=${ppl_types[(i + r - 1) % 3]}
-			rm_all
-			# every member's data and log area zeroed: md would find old logs
-			for d in "${raw[@]}"; do mdadm --zero-superblock "$d" >/dev/null 2>&1; done
-			mk_delayed "$delay" || die "bench: dm-delay over the members"
-			if ! dev=$(mk_$t); then
-				echo "bench: cannot create $t for PPL $geom" >&2
-				for w in $ppl_workloads; do bw[$t.$w]+=" 0"; cpu[$t.$w]+=" 0"; done
-				continue
-			fi
-			for w in $ppl_workloads; do
-				# shellcheck disable=SC2046
-				set -- $(run_fio "$dev" $((len / 2048 / 2)) $(workload_args $w))
-				bw[$t.$w]+=" $1"
-				cpu[$t.$w]+=" $2"
+# rows3 <name> <delays> <geoms> <workloads> <type> <type+log> <md+log>
+#   <title> <log word>: for each delay and geometry, the three types on
+# the same members (mk_<type>), ROUNDS interleaved rounds, a table of
+# MiB/s medians, the log's cost and md's ratio with their spreads
+rows3() {
+	local name=$1 delays=$2 geoms=$3 wls=$4 title=$8 lw=$9 delay geom r i t w d dly
+	local t0=$5 t1=$6 t2=$7
+	local types=("$t0" "$t1" "$t2")
+	for delay in $delays; do
+	if [ "$delay" -gt 0 ] && polls "$delay"; then
+		echo
+		echo "== $name rows with dm-delay $delay ms left out: dm-delay polls for delays under 50 ms on $(uname -r) (run them with KVER=6.1.0-...)"
+		continue
+	fi
+	for geom in $geoms; do
+		set_geom "$geom" default
+		raw=("${devs[@]}")
+		declare -A bw=() cpu=()
+		for r in $(seq "$ROUNDS"); do
+			for i in 0 1 2; do
+				t=${types[(i + r - 1) % 3]}
+				rm_all
+				# every member zeroed where md would find old logs
+				for d in "${raw[@]}"; do mdadm --zero-superblock "$d" >/dev/null 2>&1; done
+				mk_delayed "$delay" || die "bench: dm-delay over the members"
+				if ! dev=$(mk_$t); then
+					echo "bench: cannot create $t for $name $geom" >&2
+					for w in $wls; do bw[$t.$w]+=" 0"; cpu[$t.$w]+=" 0"; done
+					continue
+				fi
+				for w in $wls; do
+					# shellcheck disable=SC2046
+					set -- $(run_fio "$dev" $((len / 2048 / 2)) $(workload_args $w))
+					bw[$t.$w]+=" $1"
+					cpu[$t.$w]+=" $2"
+				done
 			done
 		done
+		rm_all
+		echo
+		dly=""
+		[ "$delay" -gt 0 ] && dly=", members behind dm-delay $delay ms"
+		echo "== $title: RAID$LEVEL, $N members, chunk $CHUNK sectors, default caches$dly ($ROUNDS rounds of ${RUNTIME} s; MiB/s medians)"
+		printf '%-10s %8s %8s %8s  %-22s %-22s %15s\n' workload raid45 "r45+$lw" "md+$lw" \
+			"r45+$lw/md+$lw [spread]" "r45+$lw/r45 [spread]" "CPU s/GiB r45+$lw md+$lw"
+		for w in $wls; do
+			read -r rm rl rh <<<"$(spread "$(ratios "${bw[$t1.$w]}" "${bw[$t2.$w]}")")"
+			read -r cm cl ch <<<"$(spread "$(ratios "${bw[$t1.$w]}" "${bw[$t0.$w]}")")"
+			printf '%-10s %8s %8s %8s  %4.2f [%4.2f-%4.2f]        %4.2f [%4.2f-%4.2f]        %7.2f %7.2f\n' \
+				"$w" "$(median "${bw[$t0.$w]}")" "$(median "${bw[$t1.$w]}")" \
+				"$(median "${bw[$t2.$w]}")" "$rm" "$rl" "$rh" "$cm" "$cl" "$ch" \
+				"$(median "${cpu[$t1.$w]}")" "$(median "${cpu[$t2.$w]}")"
+			echo "$w $name per round: r45${bw[$t0.$w]} / r45$lw${bw[$t1.$w]} / md$lw${bw[$t2.$w]}" \
+				>>"$out/$name-$LEVEL-$N-$delay.rounds"
+		done
+		unset bw cpu
 	done
-	rm_all
-	echo
-	dly=""
-	[ "$delay" -gt 0 ] && dly=", members behind dm-delay $delay ms"
-	echo "== PPL: RAID5, $N members, chunk $CHUNK sectors, default caches$dly ($ROUNDS rounds of ${RUNTIME} s; MiB/s medians)"
-	printf '%-10s %8s %8s %8s  %-22s %-22s %15s\n' workload raid45 r45+ppl md+ppl \
-		"r45+ppl/md+ppl [spread]" "r45+ppl/r45 [spread]" "CPU s/GiB r45+ppl md+ppl"
-	for w in $ppl_workloads; do
-		read -r rm rl rh <<<"$(spread "$(ratios "${bw[raid45ppl.$w]}" "${bw[mdppl.$w]}")")"
-		read -r cm cl ch <<<"$(spread "$(ratios "${bw[raid45ppl.$w]}" "${bw[raid45.$w]}")")"
-		printf '%-10s %8s %8s %8s  %4.2f [%4.2f-%4.2f]        %4.2f [%4.2f-%4.2f]        %7.2f %7.2f\n' \
-			"$w" "$(median "${bw[raid45.$w]}")" "$(median "${bw[raid45ppl.$w]}")" \
-			"$(median "${bw[mdppl.$w]}")" "$rm" "$rl" "$rh" "$cm" "$cl" "$ch" \
-			"$(median "${cpu[raid45ppl.$w]}")" "$(median "${cpu[mdppl.$w]}")"
-		echo "$w ppl per round: r45${bw[raid45.$w]} / r45ppl${bw[raid45ppl.$w]} / mdppl${bw[mdppl.$w]}" \
-			>>"$out/ppl-$N-$delay.rounds"
 	done
-	unset bw cpu
-done
-done
+}
+rows3 ppl "${PPL_DELAYS-0 2}" "${PPL_GEOMS-5:4:64 5:6:64}" "${PPL_WORKLOADS-seqwrite randwrite}" \
+	raid45 raid45ppl mdppl "PPL" ppl
 
 # ---- the write journal (issue 34): raid45 without a journal, with one
 # (write-through), md with one (--write-journal, write-through), on the
@@ -314,58 +323,11 @@ mk_mdj() {
 		--write-journal $JDEV "${devs[@]}" >/dev/null 2>&1 || return 1
 	echo /dev/md0
 }
-j_workloads=${J_WORKLOADS-seqwrite randwrite}
-j_types=(raid45 raid45j mdj)
-for delay in ${J_DELAYS-0 2}; do
-if [ "$delay" -gt 0 ] && polls "$delay"; then
-	echo
-	echo "== journal rows with dm-delay $delay ms left out: dm-delay polls for delays under 50 ms on $(uname -r) (run them with KVER=6.1.0-...)"
-	continue
-fi
 for geom in ${J_GEOMS-5:4:64 6:5:64}; do
-	set_geom "$geom" default
-	[ "$N" -le 5 ] || die "bench: J_GEOMS $geom: at most 5 members (ram5 is the journal)"
-	raw=("${devs[@]}")
-	declare -A bw=() cpu=()
-	for r in $(seq "$ROUNDS"); do
-		for i in 0 1 2; do
-			t=${j_types[(i + r - 1) % 3]}
-			rm_all
-			for d in "${raw[@]}"; do mdadm --zero-superblock "$d" >/dev/null 2>&1; done
-			mk_delayed "$delay" || die "bench: dm-delay over the members"
-			if ! dev=$(mk_$t); then
-				echo "bench: cannot create $t for journal $geom" >&2
-				for w in $j_workloads; do bw[$t.$w]+=" 0"; cpu[$t.$w]+=" 0"; done
-				continue
-			fi
-			for w in $j_workloads; do
-				# shellcheck disable=SC2046
-				set -- $(run_fio "$dev" $((len / 2048 / 2)) $(workload_args $w))
-				bw[$t.$w]+=" $1"
-				cpu[$t.$w]+=" $2"
-			done
-		done
-	done
-	rm_all
-	echo
-	dly=""
-	[ "$delay" -gt 0 ] && dly=", members behind dm-delay $delay ms"
-	echo "== journal (write-through, on a ramdisk): RAID$LEVEL, $N members, chunk $CHUNK sectors$dly ($ROUNDS rounds of ${RUNTIME} s; MiB/s medians)"
-	printf '%-10s %8s %8s %8s  %-22s %-22s %15s\n' workload raid45 r45+j md+j \
-		"r45+j/md+j [spread]" "r45+j/r45 [spread]" "CPU s/GiB r45+j md+j"
-	for w in $j_workloads; do
-		read -r rm rl rh <<<"$(spread "$(ratios "${bw[raid45j.$w]}" "${bw[mdj.$w]}")")"
-		read -r cm cl ch <<<"$(spread "$(ratios "${bw[raid45j.$w]}" "${bw[raid45.$w]}")")"
-		printf '%-10s %8s %8s %8s  %4.2f [%4.2f-%4.2f]        %4.2f [%4.2f-%4.2f]        %7.2f %7.2f\n' \
-			"$w" "$(median "${bw[raid45.$w]}")" "$(median "${bw[raid45j.$w]}")" \
-			"$(median "${bw[mdj.$w]}")" "$rm" "$rl" "$rh" "$cm" "$cl" "$ch" \
-			"$(median "${cpu[raid45j.$w]}")" "$(median "${cpu[mdj.$w]}")"
-		echo "$w journal per round: r45${bw[raid45.$w]} / r45j${bw[raid45j.$w]} / mdj${bw[mdj.$w]}" \
-			>>"$out/journal-$LEVEL-$N-$delay.rounds"
-	done
-	unset bw cpu
+	[ "${geom#*:}" \< 6 ] || die "bench: J_GEOMS $geom: at most 5 members (ram5 is the journal)"
 done
-done
+rows3 journal "${J_DELAYS-0 2}" "${J_GEOMS-5:4:64 6:5:64}" "${J_WORKLOADS-seqwrite randwrite}" \
+	raid45 raid45j mdj "journal (write-through, on a ramdisk)" j
 
 [ "$EXTRAS" = 1 ] || exit 0
 
