@@ -260,6 +260,22 @@ static int parse_progress(const struct word *w, struct r45_status *st)
 	return 0;
 }
 
+/* <ppl|journal|journal-failed|journal-dead|-> into st: false if none */
+static bool log_word(const struct word *w, struct r45_status *st)
+{
+	if (word_is(w, "ppl"))
+		st->ppl = true;
+	else if (word_is(w, "journal"))
+		st->journal = R45_JOURNAL_OK;
+	else if (word_is(w, "journal-failed"))
+		st->journal = R45_JOURNAL_FAILED;
+	else if (word_is(w, "journal-dead"))
+		st->journal = R45_JOURNAL_DEAD;
+	else if (!word_is(w, "-"))
+		return false;
+	return true;
+}
+
 int r45_status_parse(const char *line, struct r45_status *st)
 {
 	struct cursor c = { line };
@@ -316,16 +332,17 @@ int r45_status_parse(const char *line, struct r45_status *st)
 	    next_u64(&c, &st->unprotected_regions))
 		return -EINVAL;
 
-	/* then, since issue 26, <unsafe_reads> <ppl|-> */
+	/*
+	 * then, since issue 26, <unsafe_reads> <ppl|-> (since issue 34 the
+	 * journal's words there too)
+	 */
 	{
 		struct cursor save = c;
 
 		if (!next_u64(&c, &st->unsafe_reads)) {
 			st->has_unsafe = true;
 			save = c;
-			if (next_word(&c, &w) &&
-			    (word_is(&w, "ppl") || word_is(&w, "-"))) {
-				st->ppl = word_is(&w, "ppl");
+			if (next_word(&c, &w) && log_word(&w, st)) {
 				after_ppl = true;
 			} else {
 				c = save;
@@ -441,6 +458,9 @@ int r45_table_parse(const char *line, struct r45_table *t)
 			n = 1;
 		else if (word_is(&w, "ppl"))
 			n = 4;
+		else if (word_is(&w, "journal_dev") ||
+			 word_is(&w, "journal_mode"))
+			n = 2;
 		if (!n) {
 			c = save;
 			break;
@@ -451,7 +471,8 @@ int r45_table_parse(const char *line, struct r45_table *t)
 		for (k = 0; k < n; k++)
 			if (next_copy(&c, t->opts[t->nr_opts++]))
 				return -EINVAL;
-		if (n == 2 && strcmp(t->opts[t->nr_opts - 1], "none"))
+		if (n == 2 && !strcmp(t->opts[t->nr_opts - 2], "locking") &&
+		    strcmp(t->opts[t->nr_opts - 1], "none"))
 			return -EINVAL;	/* the target takes locking none only */
 	}
 	if (next_uint(&c, R45_MAX_MEMBERS, &t->nr_devs) || !t->nr_devs)

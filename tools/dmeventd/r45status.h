@@ -59,6 +59,13 @@ struct r45_status {
 	uint64_t unsafe_reads;
 	bool ppl;
 	/*
+	 * since issue 34, the same word: a write journal, "journal",
+	 * "journal-failed" (writes go on without it) or "journal-dead"
+	 * (writes fail)
+	 */
+	enum r45_journal_state { R45_JOURNAL_NONE, R45_JOURNAL_OK,
+		R45_JOURNAL_FAILED, R45_JOURNAL_DEAD } journal;
+	/*
 	 * since issue 35: the action's progress, after <ppl|->:
 	 * "<done>/<total>" sectors of the array (progress_running), or "-"
 	 * when no action runs or waits
@@ -91,16 +98,20 @@ void r45_status_health(const struct r45_status *st, char *buf, size_t size);
 
 #define R45_MAX_LOG_PARAMS 8
 #define R45_MAX_RAID_PARAMS 7
-/* locking none, start_dirty_degraded, ppl <offset> <size> <signature> */
-#define R45_MAX_OPT_WORDS 7
+/*
+ * locking none, start_dirty_degraded, ppl <offset> <size> <signature>,
+ * journal_dev <dev> journal_mode <mode>
+ */
+#define R45_MAX_OPT_WORDS 11
 
 /*
  * The TABLE line, word by word, as "dmsetup table" prints it:
  *   <log_type> <#log_params> <log_params>... <raid_type> [<parity_dev>]
  *   <#raid_params> <raid_params>... [<options>...] <#raid_devs>
  *   <dev_to_init> <dev> <offset> [<dev> <offset>]...
- * with the options "locking none", "start_dirty_degraded" and "ppl
- * <offset> <size> <signature>", and "- -" for a missing member.
+ * with the options "locking none", "start_dirty_degraded", "ppl
+ * <offset> <size> <signature>", "journal_dev <dev>" and "journal_mode
+ * <mode>", and "- -" for a missing member.
  * Words are kept as text so that a line formats back unchanged except
  * for what the caller changes.
  */

@@ -112,6 +112,17 @@ static void test_forms(void)
 	      st.has_unsafe && st.unsafe_reads == 37 && st.ppl && !st.nr_unknown_words,
 	      "unsafe reads, ppl, missing member");
 	parse_ok("3 8:0 8:16 8:32 1 AAA 100/100 1 core idle 0 writable 0 0 0 - stats 1 2 3 4 5 6 7 8 9 10 11", &st);
+	CHECK(!st.journal, "no journal");
+	/* issue 34: the journal's words in the same place */
+	parse_ok("5 8:0 - 8:32 8:48 8:64 1 ADAAA 90/100 3 disk 254:5 A idle 0 writable 0 0 0 journal -", &st);
+	CHECK(st.journal == R45_JOURNAL_OK && !st.ppl && st.has_progress &&
+	      !st.nr_unknown_words, "journal");
+	parse_ok("5 8:0 8:16 8:32 8:48 8:64 1 AAAAA 100/100 1 core idle 0 writable 0 0 0 journal-failed -", &st);
+	CHECK(st.journal == R45_JOURNAL_FAILED && st.has_progress && !st.nr_unknown_words,
+	      "journal-failed");
+	parse_ok("5 8:0 8:16 8:32 8:48 8:64 1 AAAAA 100/100 1 core idle 0 writable 0 0 0 journal-dead stats 1 2 3 4 5 6 7 8 9 10 11 -", &st);
+	CHECK(st.journal == R45_JOURNAL_DEAD && st.has_stats && st.has_progress &&
+	      !st.nr_unknown_words, "journal-dead, stats");
 	CHECK(st.has_unsafe && !st.unsafe_reads && !st.ppl && st.has_stats &&
 	      !st.nr_unknown_words, "no ppl, stats");
 
@@ -299,6 +310,8 @@ static void test_table(void)
 		"disk 2 254:9 1024 raid5_la 7 64 256 8 256 10 nosync 16 locking none 3 0 8:0 8 8:16 8 8:32 8",
 		/* issue 26: options and a missing member */
 		"disk 2 254:9 1024 raid5_ls 7 64 256 8 256 10 -1 16 start_dirty_degraded ppl -4080 2048 0x14901a8c 4 -1 8:0 4096 - - 8:32 4096 8:48 4096",
+		/* issue 34: a write journal, as the target prints it */
+		"disk 2 254:9 1024 raid6_zr 7 64 256 8 256 10 -1 16 start_dirty_degraded journal_dev 254:12 journal_mode writethrough 5 -1 8:0 2048 - - 8:32 2048 8:48 2048 8:64 2048",
 	};
 	static const char *const bad[] = {
 		"",
@@ -317,6 +330,7 @@ static void test_table(void)
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 0 -1",
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 3 -1 1:0 0 - 0 1:2 0",
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 ppl 0 3 -1 1:0 0 1:1 0 1:2 0",
+		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 journal_dev 3 -1 1:0 0 1:1 0 1:2 0",
 		"core 9 1 2 3 4 5 6 7 8 9 raid5_ls 0 3 -1 1:0 0 1:1 0 1:2 0",
 	};
 	int before = failures;
@@ -355,6 +369,12 @@ static void test_table(void)
 	CHECK(t.missing[1] && !t.missing[0] && t.nr_opts == 5 &&
 	      !strcmp(t.opts[1], "ppl") && !strcmp(t.opts[4], "0x14901a8c"),
 	      "missing member, options");
+
+	/* the journal's options kept as words (issue 34) */
+	r45_table_parse(good[5], &t);
+	CHECK(t.nr_devs == 5 && t.missing[1] && t.nr_opts == 5 &&
+	      !strcmp(t.opts[1], "journal_dev") && !strcmp(t.opts[2], "254:12") &&
+	      !strcmp(t.opts[4], "writethrough"), "journal options");
 
 	/* after the rebuild: core log nosync, recovery switch -1 */
 	r45_table_parse(good[1], &t);
