@@ -474,6 +474,16 @@ static struct raid45 *find_predecessor(struct raid45 *rs)
 	return NULL;
 }
 
+static bool has_predecessor(struct raid45 *rs)
+{
+	bool r;
+
+	mutex_lock(&raid45_list_lock);
+	r = find_predecessor(rs);
+	mutex_unlock(&raid45_list_lock);
+	return r;
+}
+
 /*
  * A reload to another length (issue 33).  Growing takes the array over
  * (take_over): what was in sync stays so, the new space is resynced, or
@@ -727,6 +737,11 @@ static int raid45_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			ti->error = (char *)why;
 			goto bad;
 		}
+		if (r45_journal_foreign(rs->array) && !has_predecessor(rs)) {
+			ti->error = "The journal is open for another array geometry (wipe its first 4 KiB to start it anew)";
+			r = -EINVAL;
+			goto bad;
+		}
 	}
 	if (t->ppl && !rs->read_only) {
 		r = r45_ppl_init(rs->array, t->ppl_offset, t->ppl_size,
@@ -808,7 +823,7 @@ static void raid45_dtr(struct dm_target *ti)
 		unsigned int noio = memalloc_noio_save();
 
 		r45_ppl_close(rs->array);
-		r45_journal_close(rs->array);
+		r45_journal_close(rs->array, false);
 		memalloc_noio_restore(noio);
 	}
 	raid45_free(rs);
@@ -1715,7 +1730,7 @@ static void first_resume(struct raid45 *rs)
 	if (old && old->array->journal &&
 	    (!a->journal || !rs->journal_dev || !old->journal_dev ||
 	     rs->journal_dev->bdev != old->journal_dev->bdev))
-		r45_journal_close(old->array);
+		r45_journal_close(old->array, true);
 	/*
 	 * What user space acknowledged: a reload keeps the predecessor's
 	 * acknowledgements, and a member the new table changes (names
@@ -1750,9 +1765,9 @@ static void first_resume(struct raid45 *rs)
 	else if (a->ppl)
 		r45_ppl_replay(a);
 	/* the journal: the same, every record written again (journal-replay.c) */
-	if (a->journal && old)
+	if (a->journal && old && !old->read_only)
 		r45_journal_takeover(a, old->array);
-	else if (a->journal)
+	else if (a->journal)	/* a read-only predecessor wrote nothing */
 		r45_journal_replay(a);
 }
 

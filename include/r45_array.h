@@ -380,7 +380,8 @@ int r45_journal_replay(struct r45_array *a);
 void r45_journal_takeover(struct r45_array *a, struct r45_array *old);
 int r45_journal_quiesce(struct r45_array *a);
 void r45_journal_suspend(struct r45_array *a);
-void r45_journal_close(struct r45_array *a);
+void r45_journal_close(struct r45_array *a, bool replaced);
+bool r45_journal_foreign(struct r45_array *a);
 const char *r45_journal_status(struct r45_array *a);
 
 /* raid5/parity.c */

@@ -105,6 +105,7 @@ int r45_journal_write_sb(struct r45_journal *j, int state, sector_t tail,
 	sb->type = cpu_to_le32(j->a->geom.type);
 	sb->raid_disks = cpu_to_le32(j->a->geom.raid_disks);
 	sb->chunk_sectors = cpu_to_le32(j->a->geom.chunk_sectors);
+	sb->raid4_parity = cpu_to_le32(j->a->geom.raid4_parity);
 	sb->dev_sectors = cpu_to_le64(j->a->geom.dev_sectors);
 	sb->csum = cpu_to_le32(sb_csum(sb));
 	r = page_io(j->bdev, 0, j->sb_page,
@@ -177,16 +178,16 @@ int r45_journal_init(struct r45_array *a, struct block_device *bdev,
 		/*
 		 * Records to replay are of the array they were written for:
 		 * one of another geometry would write them to the wrong
-		 * places (a journal without records is taken over).
+		 * places.  Not refused here: a reload that grows the running
+		 * array replays nothing (r45_journal_foreign).
 		 */
-		if (j->sb_state == J_STATE_OPEN &&
-		    (le32_to_cpu(sb->type) != a->geom.type ||
-		     le32_to_cpu(sb->raid_disks) != a->geom.raid_disks ||
-		     le32_to_cpu(sb->chunk_sectors) != a->geom.chunk_sectors ||
-		     le64_to_cpu(sb->dev_sectors) != a->geom.dev_sectors)) {
-			*why = "The journal is open for another array geometry (wipe its first 4 KiB to start it anew)";
-			goto fail;
-		}
+		j->foreign = j->sb_state == J_STATE_OPEN &&
+			(le32_to_cpu(sb->type) != a->geom.type ||
+			 le32_to_cpu(sb->raid_disks) != a->geom.raid_disks ||
+			 le32_to_cpu(sb->chunk_sectors) != a->geom.chunk_sectors ||
+			 le32_to_cpu(sb->raid4_parity) !=
+			 (u32)a->geom.raid4_parity ||
+			 le64_to_cpu(sb->dev_sectors) != a->geom.dev_sectors);
 	}
 	if (j->size < J_MIN_SECTORS) {
 		*why = "The journal device is too small (at least 1 MiB after its 4 KiB superblock)";
@@ -205,7 +206,17 @@ fail:
 
 bool r45_journal_vouches(struct r45_array *a)
 {
-	return a->journal && a->journal->sb_state == J_STATE_OPEN;
+	return a->journal && a->journal->sb_state == J_STATE_OPEN &&
+	       !a->journal->foreign;
+}
+
+/*
+ * An OPEN journal of another geometry: a fresh activation must refuse
+ * it (dm-raid456.c), a reload of a running array takes it over.
+ */
+bool r45_journal_foreign(struct r45_array *a)
+{
+	return a->journal && a->journal->foreign;
 }
 
 /* ---- the replay ---- */
@@ -500,6 +511,13 @@ int r45_journal_replay(struct r45_array *a)
 		start_log(j);
 		return 0;
 	}
+	if (j->foreign) {
+		/* after a read-only table: its records are of another array */
+		DMERR("journal: open for another array geometry, not replayed: every region stays untrusted until a resync");
+		a->ops->untrust(a, 0, a->geom.dev_sectors * a->geom.data_disks);
+		j->state = J_RUN_DEAD;
+		return -EINVAL;
+	}
 	w = kzalloc(sizeof(*w), GFP_NOIO);
 	if (w)
 		w->meta = alloc_page(GFP_NOIO);
@@ -586,16 +604,27 @@ void r45_journal_suspend(struct r45_array *a)
 }
 
 /*
- * The table goes away cleanly, or a reload replaces it with one without
- * the journal: CLOSED, so that a later table with it does not take it as
- * covering a run without it (r45_journal_vouches).
+ * The table goes away cleanly (@replaced false), or a reload replaces it
+ * with one without the journal or with another (@replaced true): CLOSED
+ * (the members flushed first: J2), so that a later table with it does
+ * not take it as covering a run without it (r45_journal_vouches).  A
+ * journal whose replay failed is left alone at a removal (its records
+ * wait for a replay that works); when a successor runs without it, it
+ * is marked FAILED, never to be replayed over that successor's writes.
  */
-void r45_journal_close(struct r45_array *a)
+void r45_journal_close(struct r45_array *a, bool replaced)
 {
 	struct r45_journal *j = a->journal;
+	int state = J_STATE_CLOSED;
 
-	if (!j || !j->started || j->state == J_RUN_FAILED)
+	if (!j || j->state == J_RUN_FAILED)
 		return;		/* FAILED: vouches for nothing either */
-	if (r45_journal_write_sb(j, J_STATE_CLOSED, j->head, j->seq))
+	if (!j->started) {
+		if (!replaced)
+			return;
+		state = J_STATE_FAILED;
+	}
+	r45_journal_flush_members(a);
+	if (r45_journal_write_sb(j, state, j->head, j->seq))
 		DMERR("journal: cannot be closed: wipe its first 4 KiB before a table uses it again");
 }

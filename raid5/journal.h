@@ -52,7 +52,7 @@ struct r45_jsb {
 	__le32 type;		/* enum r45_type */
 	__le32 raid_disks;
 	__le32 chunk_sectors;
-	__le32 pad;
+	__le32 raid4_parity;
 	__le64 dev_sectors;
 	__le32 csum;
 } __packed;
@@ -105,6 +105,7 @@ struct r45_journal {
 	int sb_state;			/* read at the table load */
 	bool started;			/* replayed (or taken over): its
 					 * superblock may be written */
+	bool foreign;			/* OPEN, of another geometry */
 	atomic_t busy;			/* records and reclaims under way */
 	wait_queue_head_t idle;
 	struct workqueue_struct *wq;

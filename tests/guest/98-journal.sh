@@ -93,7 +93,14 @@ dd if=/tmp/jsb of=$J bs=4096 count=1 oflag=direct status=none
 expect_fail "open journal of another geometry" dmsetup create r45j --table \
 	"$(mk raid5_la $((N - 1)) journal_dev $J)"
 dmesg | tail -n 5 | grep -q "open for another array geometry" || die "geometry: no reason logged"
-dmsetup create r45j --table "$t6" && dmsetup remove r45j || die "the same geometry takes it"
+dmsetup create r45j --table "$t6" || die "the same geometry takes it"
+# a reload that shrinks the running array takes its open journal over
+# (another per-member size: a fresh activation would refuse it)
+ts=$(echo "$t6" | sed "s|^0 $((per_dev * (N - 2))) |0 $(((per_dev - 2048) * (N - 2))) |; s| journal_dev | shrink journal_dev |")
+dmsetup suspend r45j && dmsetup load r45j --table "$ts" && dmsetup resume r45j ||
+	die "shrinking reload with the journal"
+[ "$(ext_word r45j 7)" = journal ] || die "status after the shrink: $(dmsetup status r45j)"
+dmsetup remove r45j || die "remove after the shrink"
 expect_fail "journal on the log device" dmsetup create r45j --table \
 	"$(mk raid6_zr $((N - 2)) journal_dev $J | sed "s| core 2 512 nosync | disk 2 $J 512 |")"
 fill_dev $J 1 /dev/zero

@@ -474,6 +474,9 @@ int r45_table_parse(const char *line, struct r45_table *t)
 		if (n == 2 && !strcmp(t->opts[t->nr_opts - 2], "locking") &&
 		    strcmp(t->opts[t->nr_opts - 1], "none"))
 			return -EINVAL;	/* the target takes locking none only */
+		if (n == 2 && !strcmp(t->opts[t->nr_opts - 2], "journal_mode") &&
+		    strcmp(t->opts[t->nr_opts - 1], "writethrough"))
+			return -EINVAL;	/* and no other journal mode yet */
 	}
 	if (next_uint(&c, R45_MAX_MEMBERS, &t->nr_devs) || !t->nr_devs)
 		return -EINVAL;

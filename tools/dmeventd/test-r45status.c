@@ -112,6 +112,8 @@ static void test_forms(void)
 	      st.has_unsafe && st.unsafe_reads == 37 && st.ppl && !st.nr_unknown_words,
 	      "unsafe reads, ppl, missing member");
 	parse_ok("3 8:0 8:16 8:32 1 AAA 100/100 1 core idle 0 writable 0 0 0 - stats 1 2 3 4 5 6 7 8 9 10 11", &st);
+	CHECK(st.has_unsafe && !st.unsafe_reads && !st.ppl && st.has_stats &&
+	      !st.nr_unknown_words, "no ppl, stats");
 	CHECK(!st.journal, "no journal");
 	/* issue 34: the journal's words in the same place */
 	parse_ok("5 8:0 - 8:32 8:48 8:64 1 ADAAA 90/100 3 disk 254:5 A idle 0 writable 0 0 0 journal -", &st);
@@ -123,8 +125,6 @@ static void test_forms(void)
 	parse_ok("5 8:0 8:16 8:32 8:48 8:64 1 AAAAA 100/100 1 core idle 0 writable 0 0 0 journal-dead stats 1 2 3 4 5 6 7 8 9 10 11 -", &st);
 	CHECK(st.journal == R45_JOURNAL_DEAD && st.has_stats && st.has_progress &&
 	      !st.nr_unknown_words, "journal-dead, stats");
-	CHECK(st.has_unsafe && !st.unsafe_reads && !st.ppl && st.has_stats &&
-	      !st.nr_unknown_words, "no ppl, stats");
 
 	/*
 	 * issue 35: the action's progress after <ppl|->, and after the stats
@@ -331,6 +331,7 @@ static void test_table(void)
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 3 -1 1:0 0 - 0 1:2 0",
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 ppl 0 3 -1 1:0 0 1:1 0 1:2 0",
 		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 journal_dev 3 -1 1:0 0 1:1 0 1:2 0",
+		"core 2 256 nosync raid5_ls 7 64 256 8 256 10 -1 16 journal_dev 1:9 journal_mode writeback 3 -1 1:0 0 1:1 0 1:2 0",
 		"core 9 1 2 3 4 5 6 7 8 9 raid5_ls 0 3 -1 1:0 0 1:1 0 1:2 0",
 	};
 	int before = failures;
